@@ -1,0 +1,34 @@
+/**
+ * The Signalman HTTP API: every group, defined once. The server implements it, the SDK derives its client
+ * from it and `/api/openapi.json` is generated from it.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as ApiError from "../ApiError.js"
+import { finalize } from "./OpenApiDocument.js"
+import { OperationsApi } from "./Operations.js"
+
+/**
+ * @since 0.1.0
+ * @category api
+ */
+export class SignalmanApi extends HttpApi.make("signalman")
+  .add(OperationsApi)
+  // Errors any route can answer with, whatever its own errors: malformed bodies, unknown routes, server faults.
+  .addError(ApiError.Wire.BadRequest)
+  .addError(ApiError.Wire.NotFound)
+  .addError(ApiError.Wire.MethodNotAllowed)
+  .addError(ApiError.Wire.PayloadTooLarge)
+  .addError(ApiError.Wire.UnsupportedMediaType)
+  .addError(ApiError.Wire.UnprocessableEntity)
+  .addError(ApiError.Wire.InternalServerError)
+  .annotate(OpenApi.Title, "Signalman API")
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(OpenApi.Transform, finalize)
+  .annotate(
+    OpenApi.Description,
+    "Uptime monitoring, incidents and status pages. Every error answers with the envelope " +
+      "{ error: { code, message, field, details, trace_id } }."
+  ) {}

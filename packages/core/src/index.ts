@@ -1,0 +1,18 @@
+/**
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ */
+export * as ApiError from "./ApiError.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as DecodeFailure from "./DecodeFailure.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as RequestBody from "./RequestBody.js"

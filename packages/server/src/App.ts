@@ -1,0 +1,66 @@
+/**
+ * The service as one layer, per role: `api` serves the HTTP API, docs and (later) pages; `worker` runs the
+ * background work and answers only the operations probes; `all` does both in one process.
+ */
+
+import * as Http from "node:http"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
+import type * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { SignalmanApi } from "@signalman/core/api/Api"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Config from "./Config.js"
+import * as Database from "./database/Database.js"
+import * as Conventions from "./http/Conventions.js"
+import * as OpenApiRoute from "./http/OpenApiRoute.js"
+import * as RequestPipeline from "./http/RequestPipeline.js"
+import * as RouteTable from "./http/RouteTable.js"
+import * as Shutdown from "./http/Shutdown.js"
+import { Lifecycle } from "./Lifecycle.js"
+import * as Logging from "./Logging.js"
+import * as Operations from "./operations/Http.js"
+
+export const DOCS_PATH = "/docs"
+
+const routeTableFor = (api: HttpApi.HttpApi.Any, withDocs: boolean) =>
+  RouteTable.make([
+    ...RouteTable.fromApi(api),
+    ...(withDocs
+      ? ([
+          { method: "GET", path: DOCS_PATH, body: "none" },
+          { method: "GET", path: OpenApiRoute.PATH, body: "none" }
+        ] as const)
+      : [])
+  ])
+
+const http = (config: Config.Values) => {
+  const server = Http.createServer({ keepAliveTimeout: 65_000 })
+  const maxBody = config["server.max_body_bytes"]
+  const serving = config.role !== "worker"
+  const routes = routeTableFor(serving ? SignalmanApi : Operations.WorkerApi, serving)
+  const contract = serving
+    ? Layer.mergeAll(
+        OpenApiRoute.layer(SignalmanApi),
+        HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false, hideDarkModeToggle: false } })
+      ).pipe(Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)), Layer.provide(Operations.layer))
+    : HttpApiBuilder.api(Operations.WorkerApi).pipe(Layer.provide(Operations.workerLayer))
+  const serve = Layer.unwrapEffect(
+    Effect.map(Lifecycle, (lifecycle) => HttpApiBuilder.serve(RequestPipeline.middleware(lifecycle, maxBody)))
+  ).pipe(Layer.provide(contract), Layer.provide(Conventions.layer(routes, maxBody)))
+  return Shutdown.layer(server).pipe(
+    Layer.provide(serve),
+    Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config["server.port"], host: config["server.host"] }))
+  )
+}
+
+/** Everything a process of the given configuration runs; the output names the bound HTTP address. */
+export const layer = (config: Config.Values): Layer.Layer<HttpServer.HttpServer, unknown> =>
+  http(config).pipe(
+    Layer.provide(Database.layer),
+    Layer.provide(Lifecycle.Default),
+    Layer.provide(Config.layer(config)),
+    Layer.provide(Logging.layer(config))
+  )

@@ -1,0 +1,21 @@
+/**
+ * Renders any error of the catalogue as the envelope, stamped with the request id.
+ */
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as ApiError from "@signalman/core/ApiError"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import { currentRequestId } from "./RequestContext.js"
+
+export const render = (error: ApiError.ApiError): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.map(FiberRef.get(currentRequestId), (traceId) => {
+    const headers: Record<string, string> = {}
+    const retryAfter = error.details["retry_after_secs"]
+    if (typeof retryAfter === "number" && Number.isFinite(retryAfter)) {
+      headers["retry-after"] = String(Math.max(0, Math.ceil(retryAfter)))
+    }
+    if (error.status === 405 && Array.isArray(error.details["allowed"])) {
+      headers["allow"] = error.details["allowed"].join(", ")
+    }
+    return HttpServerResponse.unsafeJson(ApiError.toEnvelope(error, traceId), { status: error.status, headers })
+  })

@@ -1,0 +1,64 @@
+/**
+ * What the router knows, in a form the middleware can ask before routing: which methods a path answers to
+ * (for 405 versus 404) and what body a route takes (for the 415 rule, which applies to JSON bodies only).
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import type { HttpMethod } from "@effect/platform/HttpMethod"
+
+export type BodyKind = "none" | "json" | "multipart" | "other"
+
+export interface Route {
+  readonly method: HttpMethod
+  readonly path: string
+  readonly body: BodyKind
+}
+
+interface Compiled extends Route {
+  readonly pattern: RegExp
+}
+
+export interface RouteTable {
+  /** The route a request would reach, if any. */
+  readonly find: (method: string, pathname: string) => Route | undefined
+  /** The methods a path answers to, sorted; empty when the path is unknown. */
+  readonly methodsFor: (pathname: string) => ReadonlyArray<string>
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+const compile = (path: string): RegExp => {
+  const parts = path.split("/").map((part) => {
+    if (part.startsWith(":")) return part.endsWith("?") ? "[^/]*" : "[^/]+"
+    if (part === "*") return ".*"
+    return escapeRegExp(part)
+  })
+  return new RegExp(`^${parts.join("/")}/?$`)
+}
+
+export const make = (routes: ReadonlyArray<Route>): RouteTable => {
+  const compiled: ReadonlyArray<Compiled> = routes.map((route) => ({ ...route, pattern: compile(route.path) }))
+  return {
+    find: (method, pathname) => compiled.find((r) => r.method === method && r.pattern.test(pathname)),
+    methodsFor: (pathname) => [...new Set(compiled.filter((r) => r.pattern.test(pathname)).map((r) => r.method))].sort()
+  }
+}
+
+/** The routes of an `HttpApi` contract. */
+export const fromApi = (api: HttpApi.HttpApi.Any): ReadonlyArray<Route> => {
+  const routes: Array<Route> = []
+  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, payloads }) => {
+      const body: BodyKind =
+        payloads.size === 0 || endpoint.method === "GET"
+          ? "none"
+          : payloads.has("application/json")
+            ? "json"
+            : payloads.has("multipart/form-data")
+              ? "multipart"
+              : "other"
+      routes.push({ method: endpoint.method, path: endpoint.path, body })
+    }
+  })
+  return routes
+}

@@ -1,0 +1,35 @@
+/**
+ * Graceful shutdown of the HTTP side, run first when the process is told to stop: readiness turns 503, the
+ * listener stops taking connections, in-flight requests get `server.shutdown_grace_secs` to finish, and only then
+ * are the remaining connections cut and the layers below (the database) released.
+ */
+
+import type * as Http from "node:http"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { AppConfig } from "../Config.js"
+import { Lifecycle } from "../Lifecycle.js"
+
+export const layer = (server: Http.Server): Layer.Layer<never, never, AppConfig | Lifecycle> =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const lifecycle = yield* Lifecycle
+      const config = yield* AppConfig
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function* () {
+          yield* Effect.logInfo("Shutting down: draining requests").pipe(
+            Effect.annotateLogs("in_flight", lifecycle.inFlight())
+          )
+          server.close()
+          const finished = yield* lifecycle.drain(Duration.seconds(config["server.shutdown_grace_secs"]))
+          if (!finished) {
+            yield* Effect.logWarning("Shutdown grace elapsed; closing the remaining connections").pipe(
+              Effect.annotateLogs("in_flight", lifecycle.inFlight())
+            )
+          }
+          server.closeAllConnections()
+        })
+      )
+    })
+  )
