@@ -69,11 +69,7 @@ export const acceptedKeys = (message: string): ReadonlyArray<string> | undefined
     .map((key) => (key.startsWith('"') && key.endsWith('"') ? key.slice(1, -1) : key))
 }
 
-const describe = (issue: Issue): string => {
-  // Effect's messages for a missing key and a wrong type are terse; say which field in plain words.
-  if (issue._tag === "Missing") return "is required"
-  return issue.message
-}
+const describe = (issue: Issue): string => (issue._tag === "Missing" ? "is required" : issue.message)
 
 /**
  * The error for a failed decode of a request's body, query, path or headers.
@@ -101,14 +97,15 @@ export const toApiError = (
   const message =
     first === undefined
       ? "The request is not valid"
-      : field === null
-        ? `The ${location === "body" ? "body" : location} ${first.message}`
-        : `${field} ${first.message}`
+      : first.issue._tag === "Missing"
+        ? `${field ?? `The ${location}`} is required`
+        : `${field ?? `The ${location}`}: ${first.message}`
   return ApiError.make("VALIDATION_FAILED", message, {
     field,
+    // Every problem found, so a client can show them all at once instead of one per round trip.
     details: {
       location,
-      issues: all.map(({ field, message }) => ({ field: field === "" ? null : field, message }))
+      errors: all.map(({ field, message }) => ({ field: field === "" ? null : field, message }))
     }
   })
 }

@@ -10,6 +10,11 @@ export * as ApiError from "./ApiError.js"
 /**
  * @since 0.1.0
  */
+export * as CheckSpec from "./CheckSpec.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as DecodeFailure from "./DecodeFailure.js"
 
 /**

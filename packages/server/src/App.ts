@@ -4,20 +4,16 @@
  */
 
 import * as Http from "node:http"
-import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import type * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SignalmanApi } from "@signalman/core/api/Api"
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Config from "./Config.js"
 import * as Database from "./database/Database.js"
-import * as Conventions from "./http/Conventions.js"
 import * as OpenApiRoute from "./http/OpenApiRoute.js"
-import * as RequestPipeline from "./http/RequestPipeline.js"
-import * as RouteTable from "./http/RouteTable.js"
+import * as Serve from "./http/Serve.js"
 import * as Shutdown from "./http/Shutdown.js"
 import { Lifecycle } from "./Lifecycle.js"
 import * as Logging from "./Logging.js"
@@ -25,31 +21,32 @@ import * as Operations from "./operations/Http.js"
 
 export const DOCS_PATH = "/docs"
 
-const routeTableFor = (api: HttpApi.HttpApi.Any, withDocs: boolean) =>
-  RouteTable.make([
-    ...RouteTable.fromApi(api),
-    ...(withDocs
-      ? ([
-          { method: "GET", path: DOCS_PATH, body: "none" },
-          { method: "GET", path: OpenApiRoute.PATH, body: "none" }
-        ] as const)
-      : [])
-  ])
-
 const http = (config: Config.Values) => {
   const server = Http.createServer({ keepAliveTimeout: 65_000 })
-  const maxBody = config["server.max_body_bytes"]
-  const serving = config.role !== "worker"
-  const routes = routeTableFor(serving ? SignalmanApi : Operations.WorkerApi, serving)
-  const contract = serving
-    ? Layer.mergeAll(
-        OpenApiRoute.layer(SignalmanApi),
-        HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false, hideDarkModeToggle: false } })
-      ).pipe(Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)), Layer.provide(Operations.layer))
-    : HttpApiBuilder.api(Operations.WorkerApi).pipe(Layer.provide(Operations.workerLayer))
-  const serve = Layer.unwrapEffect(
-    Effect.map(Lifecycle, (lifecycle) => HttpApiBuilder.serve(RequestPipeline.middleware(lifecycle, maxBody)))
-  ).pipe(Layer.provide(contract), Layer.provide(Conventions.layer(routes, maxBody)))
+  const maxBodyBytes = config["server.max_body_bytes"]
+  const serve =
+    config.role === "worker"
+      ? Serve.layer(
+          Operations.WorkerApi,
+          HttpApiBuilder.api(Operations.WorkerApi).pipe(Layer.provide(Operations.workerLayer)),
+          {
+            maxBodyBytes
+          }
+        )
+      : Serve.layer(
+          SignalmanApi,
+          Layer.mergeAll(
+            OpenApiRoute.layer(SignalmanApi),
+            HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } })
+          ).pipe(Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)), Layer.provide(Operations.layer)),
+          {
+            maxBodyBytes,
+            extraRoutes: [
+              { method: "GET", path: DOCS_PATH, body: "none" },
+              { method: "GET", path: OpenApiRoute.PATH, body: "none" }
+            ]
+          }
+        )
   return Shutdown.layer(server).pipe(
     Layer.provide(serve),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config["server.port"], host: config["server.host"] }))

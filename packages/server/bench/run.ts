@@ -1,0 +1,417 @@
+/**
+ * `pnpm bench`: `/healthz` requests per second of the real Signalman server against a bare `node:http` server
+ * doing the same work (`bench/bare-healthz.ts`), measured in the same run on the same machine, reported as the
+ * ratio median(signalman) / median(baseline). The issue's aim is a ratio of at least 0.6.
+ *
+ * Each server is a child process on a free loopback port; autocannon (50 connections, pipelining 1) runs here.
+ * A warm-up run per target is not counted, then rounds alternate between the two targets. Any failed request
+ * (non-2xx, wrong body, connection error or timeout) fails the run with exit 1, because a server that answers
+ * errors quickly would otherwise look fast.
+ *
+ * Env: `BENCH_DURATION_SECS` (seconds per measured round, default 8), `BENCH_ROUNDS` (rounds per target,
+ * default 3), `BENCH_WARMUP_SECS` (default 3). Results go to stdout and to `.bench/healthz.json`.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import autocannon from "autocannon"
+
+const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const outFile = path.join(serverDir, ".bench", "healthz.json")
+
+const HOST = "127.0.0.1"
+const CONNECTIONS = 50
+const PIPELINING = 1
+const AIM = 0.6
+const EXPECTED_BODY = JSON.stringify({ status: "ok" })
+const EXPECTED_CONTENT_TYPE = "application/json; charset=utf-8"
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+// Signalman starts through tsx and migrates its embedded database first; a minute is ample, and a bound is needed
+// so a server that never comes up fails the run instead of hanging it.
+const STARTUP_TIMEOUT_MS = 60_000
+const STOP_TIMEOUT_MS = 5_000
+// autocannon stops itself after `duration`; this is the backstop should it not.
+const RUN_SLACK_MS = 30_000
+
+const positiveInt = (name: string, fallback: number): number => {
+  const raw = process.env[name]
+  if (raw === undefined || raw === "") return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
+  return n
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child processes
+
+interface Target {
+  readonly name: "baseline" | "signalman"
+  readonly description: string
+  readonly script: string
+  readonly env: Readonly<Record<string, string>>
+}
+
+interface Running {
+  readonly target: Target
+  readonly url: string
+  /** The last lines the child wrote, to explain a failure without flooding the report. */
+  readonly tail: () => string
+}
+
+const children = new Set<ChildProcess>()
+const isAlive = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null
+
+/** Asks nicely first (Signalman drains on SIGTERM), then SIGKILL once the bound passes. */
+const stop = async (child: ChildProcess): Promise<void> => {
+  if (!isAlive(child)) return
+  const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  child.kill("SIGTERM")
+  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS)
+  await gone
+  clearTimeout(timer)
+  children.delete(child)
+}
+
+const stopAll = (): Promise<void> => Promise.all([...children].map(stop)).then(() => undefined)
+
+// Whatever way this process ends, no server is left holding a port or a CPU.
+process.on("exit", () => {
+  for (const child of children) if (isAlive(child)) child.kill("SIGKILL")
+})
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, stopping the servers\n`)
+    void stopAll().finally(() => process.exit(signal === "SIGINT" ? 130 : 143))
+  })
+}
+
+/** A free loopback port: the kernel picks one, we release it and hand it to the child. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, HOST, () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => (port > 0 ? resolve(port) : reject(new Error("could not pick a free port"))))
+    })
+  })
+
+// Only what a Node process needs to run: an inherited DATABASE_URL, CONFIG_FILE or SERVER__* would silently change
+// what is measured, so the servers see nothing of the caller's environment beyond this.
+const baseEnv = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const key of ["PATH", "HOME", "TMPDIR", "LANG", "SystemRoot"]) {
+    const value = process.env[key]
+    if (value !== undefined) env[key] = value
+  }
+  return env
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+const start = async (target: Target): Promise<Running> => {
+  const port = await freePort()
+  // The child is node itself (not npx) so that killing its pid kills the server, not just a wrapper.
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), target.script], {
+    cwd: serverDir,
+    env: { ...baseEnv(), ...target.env, HOST, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  children.add(child)
+  const lines: Array<string> = []
+  const keep = (chunk: Buffer) => {
+    lines.push(
+      ...chunk
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+    )
+    lines.splice(0, Math.max(0, lines.length - 20))
+  }
+  // Always drained, so a chatty child can never block on a full pipe in the middle of a round.
+  child.stdout?.on("data", keep)
+  child.stderr?.on("data", keep)
+  const running: Running = {
+    target,
+    url: `http://${HOST}:${port}/healthz`,
+    tail: () => lines.join("\n")
+  }
+
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS
+  while (Date.now() < deadline) {
+    if (!isAlive(child)) {
+      throw new Error(`${target.name} exited before answering (code ${String(child.exitCode)}):\n${running.tail()}`)
+    }
+    try {
+      const response = await fetch(running.url, { signal: AbortSignal.timeout(1_000) })
+      await response.arrayBuffer()
+      if (response.status === 200) return running
+    } catch {
+      // Not listening yet: expected while it starts.
+    }
+    await sleep(100)
+  }
+  throw new Error(`${target.name} did not answer ${running.url} within ${STARTUP_TIMEOUT_MS} ms:\n${running.tail()}`)
+}
+
+/**
+ * The comparison is only fair if both answer the same thing: same status, body and content type, and a fresh
+ * UUID request id each time (the per-request work the baseline is there to mirror).
+ */
+const checkSameWork = async (running: Running): Promise<void> => {
+  const ids: Array<string> = []
+  for (let i = 0; i < 2; i++) {
+    const response = await fetch(running.url, { signal: AbortSignal.timeout(5_000) })
+    const body = await response.text()
+    const contentType = response.headers.get("content-type")
+    const id = response.headers.get("x-request-id") ?? ""
+    const problems = [
+      response.status === 200 ? null : `status ${response.status}`,
+      body === EXPECTED_BODY ? null : `body ${JSON.stringify(body)}`,
+      contentType === EXPECTED_CONTENT_TYPE ? null : `content-type ${JSON.stringify(contentType)}`,
+      UUID.test(id) ? null : `x-request-id ${JSON.stringify(id)}`
+    ].filter((p): p is string => p !== null)
+    if (problems.length > 0) throw new Error(`${running.target.name} /healthz is not the expected answer: ${problems}`)
+    ids.push(id)
+  }
+  if (ids[0] === ids[1]) throw new Error(`${running.target.name} repeated the request id ${ids[0]}`)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Load
+
+interface Run {
+  readonly target: Target["name"]
+  readonly kind: "warmup" | "measured"
+  readonly round: number
+  readonly durationSecs: number
+  /** autocannon's Req/Sec average: the mean of its one-second samples. */
+  readonly rps: number
+  readonly requests: number
+  readonly latencyMs: { readonly p50: number; readonly p99: number; readonly mean: number; readonly max: number }
+  readonly ok2xx: number
+  readonly non2xx: number
+  readonly errors: number
+  readonly timeouts: number
+  readonly mismatches: number
+}
+
+const failures = (run: Run): number => run.non2xx + run.errors + run.timeouts + run.mismatches
+
+const load = (running: Running, kind: Run["kind"], round: number, seconds: number): Promise<Run> =>
+  new Promise((resolve, reject) => {
+    const backstop = setTimeout(
+      () => {
+        instance.stop()
+        reject(new Error(`autocannon against ${running.target.name} did not finish within ${seconds}s + slack`))
+      },
+      seconds * 1_000 + RUN_SLACK_MS
+    )
+    const instance = autocannon(
+      {
+        url: running.url,
+        connections: CONNECTIONS,
+        pipelining: PIPELINING,
+        duration: seconds,
+        timeout: 10,
+        // A body check per response, so a server answering something else cannot pass as fast.
+        expectBody: EXPECTED_BODY
+      },
+      (error: unknown, result) => {
+        clearTimeout(backstop)
+        if (error !== null && error !== undefined) {
+          reject(error instanceof Error ? error : new Error(String(error)))
+          return
+        }
+        resolve({
+          target: running.target.name,
+          kind,
+          round,
+          durationSecs: result.duration,
+          rps: result.requests.average,
+          requests: result.requests.total,
+          latencyMs: {
+            p50: result.latency.p50,
+            p99: result.latency.p99,
+            mean: result.latency.mean,
+            max: result.latency.max
+          },
+          ok2xx: result["2xx"],
+          non2xx: result.non2xx,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          mismatches: result.mismatches
+        })
+      }
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+
+// autocannon records latency in whole milliseconds, so 0 means "under a millisecond", not free.
+const ms = (n: number): string => (n === 0 ? "<1" : n.toLocaleString("en-US", { maximumFractionDigits: 1 }))
+
+const gitCommit = (): string | null => {
+  try {
+    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: serverDir, timeout: 5_000, encoding: "utf8" })
+    const dirty = execFileSync("git", ["status", "--porcelain"], { cwd: serverDir, timeout: 5_000, encoding: "utf8" })
+    return `${head.trim()}${dirty.trim() === "" ? "" : " (dirty)"}`
+  } catch {
+    // Not a git checkout (e.g. an unpacked tarball): the rest of the report still stands.
+    return null
+  }
+}
+
+const machine = () => {
+  const cpus = os.cpus()
+  return {
+    node: process.version,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    cpuModel: cpus[0]?.model.trim() ?? "unknown",
+    cpuCount: cpus.length,
+    availableParallelism: os.availableParallelism(),
+    totalMemoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const main = async (): Promise<number> => {
+  const durationSecs = positiveInt("BENCH_DURATION_SECS", 8)
+  const rounds = positiveInt("BENCH_ROUNDS", 3)
+  const warmupSecs = positiveInt("BENCH_WARMUP_SECS", 3)
+
+  const baseline: Target = {
+    name: "baseline",
+    description: "bare node:http (bench/bare-healthz.ts)",
+    script: "bench/bare-healthz.ts",
+    env: {}
+  }
+  const signalman: Target = {
+    name: "signalman",
+    description: "Signalman (src/main.ts, default role, embedded database in memory, LOG__LEVEL=warn)",
+    script: "src/main.ts",
+    // warn: the access log (debug for /healthz, info elsewhere) must not be what is measured.
+    env: { DATA_DIR: "memory://", LOG__LEVEL: "warn" }
+  }
+
+  const context = { machine: machine(), commit: gitCommit(), startedAt: new Date().toISOString() }
+  const settings = { connections: CONNECTIONS, pipelining: PIPELINING, durationSecs, rounds, warmupSecs, host: HOST }
+  const log = (line: string) => process.stdout.write(`${line}\n`)
+
+  log("Signalman /healthz benchmark")
+  log(`  machine   ${context.machine.cpuModel} x ${context.machine.cpuCount} CPUs, node ${context.machine.node}`)
+  log(`            ${context.machine.platform}, load average ${context.machine.loadAverage1m} at start`)
+  log(
+    `  load      autocannon in this process on the same machine, ${CONNECTIONS} connections, pipelining ${PIPELINING}, ${HOST} only`
+  )
+  log(
+    `  plan      ${warmupSecs}s warm-up per target (not counted), then ${rounds} x ${durationSecs}s rounds alternating`
+  )
+  log(`  baseline  ${baseline.description}`)
+  log(`  signalman ${signalman.description}`)
+
+  const servers = { baseline: await start(baseline), signalman: await start(signalman) }
+  for (const running of Object.values(servers)) await checkSameWork(running)
+
+  const runs: Array<Run> = []
+  const record = (run: Run) => {
+    runs.push(run)
+    const label = run.kind === "warmup" ? "warm-up" : `round ${run.round}`
+    const bad = failures(run) > 0 ? `  FAILED: ${failures(run)} (non2xx/errors/timeouts/mismatches)` : ""
+    log(
+      `  ${label.padEnd(8)} ${run.target.padEnd(9)} ${fmt(run.rps).padStart(8)} req/s  p50 ${ms(run.latencyMs.p50)} ms  p99 ${ms(run.latencyMs.p99)} ms  ${fmt(run.requests)} requests${bad}`
+    )
+  }
+
+  log("")
+  record(await load(servers.baseline, "warmup", 0, warmupSecs))
+  record(await load(servers.signalman, "warmup", 0, warmupSecs))
+  for (let round = 1; round <= rounds; round++) {
+    // The order flips each round, so neither target always runs on the hotter (or cooler) machine.
+    const order = round % 2 === 1 ? [servers.baseline, servers.signalman] : [servers.signalman, servers.baseline]
+    for (const running of order) record(await load(running, "measured", round, durationSecs))
+  }
+
+  const summarize = (name: Target["name"]) => {
+    const measured = runs.filter((run) => run.kind === "measured" && run.target === name)
+    return {
+      medianRps: median(measured.map((run) => run.rps)),
+      medianLatencyP50Ms: median(measured.map((run) => run.latencyMs.p50)),
+      medianLatencyP99Ms: median(measured.map((run) => run.latencyMs.p99)),
+      rps: measured.map((run) => run.rps)
+    }
+  }
+  const summary = { baseline: summarize("baseline"), signalman: summarize("signalman") }
+  const ratio = summary.signalman.medianRps / summary.baseline.medianRps
+  const failed = runs.reduce((sum, run) => sum + failures(run), 0)
+  // Zero answered requests would make a ratio of 0/0 or x/0 look like a result.
+  const empty = runs.filter((run) => run.ok2xx === 0)
+
+  log("")
+  for (const name of ["baseline", "signalman"] as const) {
+    const s = summary[name]
+    log(
+      `  ${name.padEnd(9)} median ${fmt(s.medianRps).padStart(8)} req/s  p50 ${ms(s.medianLatencyP50Ms)} ms  p99 ${ms(s.medianLatencyP99Ms)} ms  (rounds: ${s.rps.map((v) => fmt(v)).join(", ")})`
+    )
+  }
+  log(`  ratio     signalman / baseline = ${fmt(ratio, 3)} (aim >= ${AIM}: ${ratio >= AIM ? "met" : "NOT met"})`)
+
+  mkdirSync(path.dirname(outFile), { recursive: true })
+  const ok = failed === 0 && empty.length === 0
+  writeFileSync(
+    outFile,
+    `${JSON.stringify(
+      {
+        benchmark: "healthz",
+        ok,
+        failedRequests: failed,
+        ...context,
+        finishedAt: new Date().toISOString(),
+        settings,
+        targets: { baseline: baseline.description, signalman: signalman.description },
+        signalmanEnv: signalman.env,
+        summary,
+        ratio,
+        aim: AIM,
+        runs
+      },
+      null,
+      2
+    )}\n`
+  )
+  log(`  written   ${path.relative(process.cwd(), outFile) || outFile}`)
+
+  if (!ok) {
+    log(`\nFAILED: ${failed} request(s) failed${empty.length > 0 ? `, ${empty.length} run(s) answered nothing` : ""}`)
+    for (const running of Object.values(servers)) log(`--- last output of ${running.target.name}:\n${running.tail()}`)
+    return 1
+  }
+  return 0
+}
+
+main()
+  .catch((error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    return 1
+  })
+  .then(async (code) => {
+    await stopAll()
+    // autocannon may keep sockets referenced; the run is over, so exit rather than wait on them.
+    process.exit(code)
+  })

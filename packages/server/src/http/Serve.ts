@@ -1,0 +1,34 @@
+/**
+ * Serves an `HttpApi` with the request pipeline and the conventions around it. The service's API and a worker's
+ * probes-only API are both served through here, so every route gets the same envelope, headers and refusals.
+ */
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Lifecycle } from "../Lifecycle.js"
+import * as Conventions from "./Conventions.js"
+import * as RequestPipeline from "./RequestPipeline.js"
+import * as RouteTable from "./RouteTable.js"
+
+export interface Options {
+  readonly maxBodyBytes: number
+  /** Routes mounted beside the contract (the docs, the OpenAPI document), known for 405 answers. */
+  readonly extraRoutes?: ReadonlyArray<RouteTable.Route>
+}
+
+/**
+ * `implementation` provides `HttpApi.Api` (from `HttpApiBuilder.api` with the groups) and any extra routes.
+ */
+export const layer = <E, R>(
+  api: HttpApi.HttpApi.Any,
+  implementation: Layer.Layer<HttpApi.Api, E, R>,
+  options: Options
+) => {
+  const routes = RouteTable.make([...RouteTable.fromApi(api), ...(options.extraRoutes ?? [])])
+  return Layer.unwrapEffect(
+    Effect.map(Lifecycle, (lifecycle) =>
+      HttpApiBuilder.serve(RequestPipeline.middleware(lifecycle, options.maxBodyBytes))
+    )
+  ).pipe(Layer.provide(implementation), Layer.provide(Conventions.layer(routes, options.maxBodyBytes)))
+}

@@ -1,0 +1,41 @@
+import { defineConfig } from "vitest/config"
+
+// Three projects: the pure and unit tests, then the end-to-end suite twice, once per database. Each e2e test
+// file gets a fresh database (see packages/server/test/support/TestDatabase.ts).
+const e2e = "packages/server/test/e2e/**/*.test.ts"
+// Outages and drains need a database the test can cut off from the server: PostgreSQL behind a proxy.
+const e2ePostgresOnly = "packages/server/test/e2e-postgres/**/*.test.ts"
+
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["packages/*/test/**/*.test.ts"],
+          exclude: [e2e, e2ePostgresOnly, "**/node_modules/**"]
+        }
+      },
+      {
+        test: {
+          name: "e2e:embedded",
+          include: [e2e],
+          env: { SIGNALMAN_TEST_DATABASE: "embedded" },
+          testTimeout: 60_000,
+          hookTimeout: 120_000
+        }
+      },
+      {
+        test: {
+          name: "e2e:postgres",
+          include: [e2e, e2ePostgresOnly],
+          env: { SIGNALMAN_TEST_DATABASE: "postgres" },
+          testTimeout: 60_000,
+          hookTimeout: 120_000
+        }
+      }
+    ]
+  }
+})
