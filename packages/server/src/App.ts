@@ -3,15 +3,16 @@
  * background work and answers only the operations probes; `all` does both in one process.
  */
 
-import * as Http from "node:http"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as Layer from "effect/Layer"
 import * as Config from "./Config.js"
 import * as Database from "./database/Database.js"
+import * as Liveness from "./http/Liveness.js"
 import * as OpenApiRoute from "./http/OpenApiRoute.js"
 import * as Serve from "./http/Serve.js"
 import * as Shutdown from "./http/Shutdown.js"
@@ -22,7 +23,7 @@ import * as Operations from "./operations/Http.js"
 export const DOCS_PATH = "/docs"
 
 const http = (config: Config.Values) => {
-  const server = Http.createServer({ keepAliveTimeout: 65_000 })
+  const server = new Liveness.Server({ keepAliveTimeout: 65_000 })
   const maxBodyBytes = config["server.max_body_bytes"]
   const serve =
     config.role === "worker"
@@ -49,6 +50,8 @@ const http = (config: Config.Values) => {
         )
   return Shutdown.layer(server).pipe(
     Layer.provide(serve),
+    // No trace exporter is configured, so a span per request would be work nobody reads.
+    Layer.provide(Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config["server.port"], host: config["server.host"] }))
   )
 }

@@ -4,18 +4,19 @@
  * are the remaining connections cut and the layers below (the database) released.
  */
 
-import type * as Http from "node:http"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../Config.js"
 import { Lifecycle } from "../Lifecycle.js"
+import type * as Liveness from "./Liveness.js"
 
-export const layer = (server: Http.Server): Layer.Layer<never, never, AppConfig | Lifecycle> =>
+export const layer = (server: Liveness.Server): Layer.Layer<never, never, AppConfig | Lifecycle> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const lifecycle = yield* Lifecycle
       const config = yield* AppConfig
+      server.track(lifecycle)
       yield* Effect.addFinalizer(() =>
         Effect.gen(function* () {
           yield* Effect.logInfo("Shutting down: draining requests").pipe(

@@ -25,6 +25,17 @@ describe(`operations on the ${TestDatabase.kind} database`, () => {
       })
     )
 
+    it.effect("HEAD /healthz answers the same headers without a body", () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* TestServer
+        const reply = yield* Http.request(`${baseUrl}/healthz`, { method: "HEAD" })
+        expect(reply.status).toBe(200)
+        expect(reply.text).toBe("")
+        expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8")
+        expect(reply.headers.get("x-request-id")).toMatch(UUID)
+      })
+    )
+
     it.effect("GET /readyz is 200 while the database answers", () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* TestServer

@@ -55,7 +55,7 @@ describe("the server process", () => {
     })
   )
 
-  it.scoped(`--role worker answers only the operations probes (${TestDatabase.kind} database)`, () =>
+  it.scopedLive(`--role worker answers only the operations probes (${TestDatabase.kind} database)`, () =>
     Effect.gen(function* () {
       const db = yield* TestDatabase.acquire
       const server = yield* ServerProcess.start(["--role", "worker"], db.env)
@@ -69,7 +69,7 @@ describe("the server process", () => {
     })
   )
 
-  it.scoped("SIGTERM stops the process cleanly: exit code 0, the drain logged", () =>
+  it.scopedLive("SIGTERM stops the process cleanly: exit code 0, the drain logged", () =>
     Effect.gen(function* () {
       const db = yield* TestDatabase.acquire
       const server = yield* ServerProcess.start([], { ...db.env, LOG__LEVEL: "info" })
@@ -81,7 +81,7 @@ describe("the server process", () => {
     })
   )
 
-  it.scoped("a second process on the same data_dir is refused while the first runs", () =>
+  it.scopedLive("a second process on the same data_dir is refused while the first runs", () =>
     Effect.gen(function* () {
       const dataDir = tempDir()
       const first = yield* ServerProcess.start([], { DATA_DIR: dataDir })
