@@ -8,6 +8,8 @@ const e2ePostgresOnly = "packages/server/test/e2e-postgres/**/*.test.ts"
 
 export default defineConfig({
   test: {
+    // The JSON report lets CI print a plain "N passed, N failed" line (see .ci/run).
+    reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }]],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

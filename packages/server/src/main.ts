@@ -25,7 +25,8 @@ const fail = (line: string): never => {
 const readArgs = () => {
   try {
     return parseArgs({
-      args: process.argv.slice(2),
+      // `pnpm start -- --role api` passes the `--` through; it separates nothing here.
+      args: process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === "--")),
       options: { role: { type: "string" }, config: { type: "string" }, help: { type: "boolean", short: "h" } },
       strict: true
     }).values

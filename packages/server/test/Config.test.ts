@@ -142,3 +142,12 @@ describe("configuration", () => {
     })
   )
 })
+
+describe("docs/configuration.md", () => {
+  it("lists every setting", () => {
+    const doc = fs.readFileSync(path.resolve(__dirname, "../../../docs/configuration.md"), "utf8")
+    for (const key of Object.keys(settings)) {
+      expect(doc, key).toContain(`| \`${key}\` | \`${envName(key)}\``)
+    }
+  })
+})

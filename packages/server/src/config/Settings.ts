@@ -37,7 +37,6 @@ export const settings = {
   data_dir: Setting.string({
     description: "Where the embedded database keeps its files; memory:// keeps nothing",
     default: "./data",
-    aliases: ["DATA_DIR"],
     nonEmpty: true
   }),
   "database.url": Setting.url({

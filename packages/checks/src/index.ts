@@ -1,0 +1,18 @@
+/**
+ * The probes: one per check kind, the internal-address guard and the per-host throttle. Each probe is
+ * `CheckSpec -> Effect<CheckResult>` with its dependencies (resolver, clock, browser) as services.
+ *
+ * The probes arrive with the probes issue; the package exists now so that the server and the agent depend on
+ * it through the workspace from the start.
+ *
+ * @since 0.1.0
+ */
+import type { CheckKind } from "@signalman/core/CheckSpec"
+
+/**
+ * The kinds a probe runs: heartbeat and manual monitors have none (the monitored system, or a person, reports).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const probedKinds: ReadonlyArray<CheckKind> = ["http", "tcp", "ping", "dns", "tls_cert", "domain_expiry", "flow"]
