@@ -146,8 +146,10 @@ describe("configuration", () => {
 describe("docs/configuration.md", () => {
   it("lists every setting", () => {
     const doc = fs.readFileSync(path.resolve(__dirname, "../../../docs/configuration.md"), "utf8")
+    // Column padding is the formatter's business; only the cells matter.
+    const rows = doc.split("\n").map((line) => line.replace(/\s*\|\s*/g, "|"))
     for (const key of Object.keys(settings)) {
-      expect(doc, key).toContain(`| \`${key}\` | \`${envName(key)}\``)
+      expect(rows.some((row) => row.startsWith(`|\`${key}\`|\`${envName(key)}\``)), key).toBe(true)
     }
   })
 })
