@@ -149,7 +149,10 @@ describe("docs/configuration.md", () => {
     // Column padding is the formatter's business; only the cells matter.
     const rows = doc.split("\n").map((line) => line.replace(/\s*\|\s*/g, "|"))
     for (const key of Object.keys(settings)) {
-      expect(rows.some((row) => row.startsWith(`|\`${key}\`|\`${envName(key)}\``)), key).toBe(true)
+      expect(
+        rows.some((row) => row.startsWith(`|\`${key}\`|\`${envName(key)}\``)),
+        key
+      ).toBe(true)
     }
   })
 })
