@@ -16,3 +16,18 @@ import type { CheckKind } from "@signalman/core/CheckSpec"
  * @category constants
  */
 export const probedKinds: ReadonlyArray<CheckKind> = ["http", "tcp", "ping", "dns", "tls_cert", "domain_expiry", "flow"]
+
+/**
+ * @since 0.1.0
+ */
+export * as AddressGuard from "./AddressGuard.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ProbeSettings from "./ProbeSettings.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Resolver from "./Resolver.js"

@@ -6,17 +6,18 @@
  * @since 0.1.0
  */
 export * as ApiError from "./ApiError.js"
-
+/**
+ * @since 0.1.0
+ */
+export * as CheckResult from "./CheckResult.js"
 /**
  * @since 0.1.0
  */
 export * as CheckSpec from "./CheckSpec.js"
-
 /**
  * @since 0.1.0
  */
 export * as DecodeFailure from "./DecodeFailure.js"
-
 /**
  * @since 0.1.0
  */
