@@ -10,6 +10,18 @@ import type * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as Layer from "effect/Layer"
+import { Accounts } from "./auth/Accounts.js"
+import { ApiTokens } from "./auth/ApiTokens.js"
+import { Attempts } from "./auth/Attempts.js"
+import * as Authentication from "./auth/Authentication.js"
+import { Fingerprint } from "./auth/Fingerprint.js"
+import * as AuthHttp from "./auth/Http.js"
+import { MagicLinks } from "./auth/MagicLinks.js"
+import { Mailer } from "./auth/Mailer.js"
+import * as Pages from "./auth/Pages.js"
+import { Sessions } from "./auth/Sessions.js"
+import { SignIn } from "./auth/SignIn.js"
+import { UsageDebounce } from "./auth/UsageDebounce.js"
 import * as Config from "./Config.js"
 import * as Database from "./database/Database.js"
 import * as Liveness from "./http/Liveness.js"
@@ -18,9 +30,35 @@ import * as Serve from "./http/Serve.js"
 import * as Shutdown from "./http/Shutdown.js"
 import { Lifecycle } from "./Lifecycle.js"
 import * as Logging from "./Logging.js"
+import { Plans } from "./limits/Plans.js"
+import { QuotaEvents } from "./limits/Quota.js"
+import { RateBudgets } from "./limits/RateBudgets.js"
+import * as MeHttp from "./me/Http.js"
+import { MeService } from "./me/Me.js"
 import * as Operations from "./operations/Http.js"
+import * as OrgsHttp from "./orgs/Http.js"
+import { Invitations } from "./orgs/Invitations.js"
+import { Orgs } from "./orgs/Orgs.js"
 
 export const DOCS_PATH = "/docs"
+
+/** The services behind sign-in, sessions, tokens, orgs and the limits. */
+const identity = Layer.mergeAll(
+  Accounts.Default,
+  Sessions.Default,
+  ApiTokens.Default,
+  Attempts.Default,
+  Fingerprint.Default,
+  MagicLinks.Default,
+  SignIn.Default,
+  Invitations.Default,
+  Plans.Default,
+  QuotaEvents.Default,
+  RateBudgets.Default,
+  MeService.Default,
+  Orgs.Default,
+  UsageDebounce.Default
+).pipe(Layer.provide(Mailer.layer))
 
 const http = (config: Config.Values) => {
   const server = new Liveness.Server({ keepAliveTimeout: 65_000 })
@@ -38,13 +76,20 @@ const http = (config: Config.Values) => {
           SignalmanApi,
           Layer.mergeAll(
             OpenApiRoute.layer(SignalmanApi),
-            HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } })
-          ).pipe(Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)), Layer.provide(Operations.layer)),
+            HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } }),
+            Pages.layer
+          ).pipe(
+            Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
+            Layer.provide([Operations.layer, AuthHttp.layer, MeHttp.layer, OrgsHttp.layer, OrgsHttp.publicLayer]),
+            Layer.provide(Authentication.layer),
+            Layer.provide(identity)
+          ),
           {
             maxBodyBytes,
             extraRoutes: [
               { method: "GET", path: DOCS_PATH, body: "none" },
-              { method: "GET", path: OpenApiRoute.PATH, body: "none" }
+              { method: "GET", path: OpenApiRoute.PATH, body: "none" },
+              ...Pages.routes
             ]
           }
         )

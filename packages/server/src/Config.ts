@@ -46,3 +46,7 @@ export const fromEnv = (env: Readonly<Record<string, string | undefined>>): Valu
   if (Either.isLeft(result)) throw result.left
   return result.right
 }
+
+/** The origin links are built on, without a trailing slash (`auth.public_base_url`, derived from the port). */
+export const publicBaseUrl = (values: Values): string =>
+  (values["auth.public_base_url"] ?? `http://localhost:${values["server.port"]}`).replace(/\/+$/, "")

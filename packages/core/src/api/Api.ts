@@ -7,8 +7,11 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as ApiError from "../ApiError.js"
+import { AuthApi } from "./Auth.js"
+import { MeApi } from "./Me.js"
 import { finalize } from "./OpenApiDocument.js"
 import { OperationsApi } from "./Operations.js"
+import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
 
 /**
  * @since 0.1.0
@@ -16,13 +19,20 @@ import { OperationsApi } from "./Operations.js"
  */
 export class SignalmanApi extends HttpApi.make("signalman")
   .add(OperationsApi)
+  .add(AuthApi)
+  .add(MeApi)
+  .add(OrgsApi)
+  .add(InvitationsPublicApi)
   // Errors any route can answer with, whatever its own errors: malformed bodies, unknown routes, server faults.
   .addError(ApiError.Wire.BadRequest)
+  .addError(ApiError.Wire.Unauthorized)
+  .addError(ApiError.Wire.Forbidden)
   .addError(ApiError.Wire.NotFound)
   .addError(ApiError.Wire.MethodNotAllowed)
   .addError(ApiError.Wire.PayloadTooLarge)
   .addError(ApiError.Wire.UnsupportedMediaType)
   .addError(ApiError.Wire.UnprocessableEntity)
+  .addError(ApiError.Wire.TooManyRequests)
   .addError(ApiError.Wire.InternalServerError)
   .annotate(OpenApi.Title, "Signalman API")
   .annotate(OpenApi.Version, "1.0.0")

@@ -93,6 +93,20 @@ export const settings = {
     description: "Key of the HMAC-SHA256 that hashes IP addresses and User-Agents before they are stored",
     secret: true
   }),
+  "auth.fingerprint_salt_rotate": Setting.boolean({
+    description: "Accept a changed auth.fingerprint_salt (stored fingerprints stop matching)",
+    default: false
+  }),
+  "auth.session.idle_timeout_hours": Setting.integer({
+    description: "A session unused this long ends",
+    default: 14 * 24,
+    min: 1
+  }),
+  "auth.session.absolute_timeout_days": Setting.integer({
+    description: "A session ends this long after sign-in however much it is used",
+    default: 30,
+    min: 1
+  }),
   "auth.gitlab.base_url": Setting.url({
     description: "GitLab instance for GitLab sign-in (https only)",
     protocols: ["https:"]

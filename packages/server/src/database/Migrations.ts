@@ -7,9 +7,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import m0001 from "./migrations/0001_instance.js"
+import m0002 from "./migrations/0002_identity.js"
 
 export const loader = Migrator.fromRecord({
-  "0001_instance": m0001
+  "0001_instance": m0001,
+  "0002_identity": m0002
 })
 
 const run = Migrator.make({})

@@ -14,6 +14,13 @@ export const render = (error: ApiError.ApiError): Effect.Effect<HttpServerRespon
     if (typeof retryAfter === "number" && Number.isFinite(retryAfter)) {
       headers["retry-after"] = String(Math.max(0, Math.ceil(retryAfter)))
     }
+    // Rate-limited answers also carry the RateLimit-* fields (decisions.md).
+    const limit = error.details["limit"]
+    if (error.code === "RATE_LIMITED" && typeof limit === "number" && typeof retryAfter === "number") {
+      headers["ratelimit-limit"] = String(limit)
+      headers["ratelimit-remaining"] = "0"
+      headers["ratelimit-reset"] = String(Math.max(0, Math.ceil(retryAfter)))
+    }
     if (error.status === 405 && Array.isArray(error.details["allowed"])) {
       headers["allow"] = error.details["allowed"].join(", ")
     }

@@ -1,0 +1,47 @@
+/**
+ * Sign-in and sign-out (`/auth/*`): the magic-link request and code, logout. The emailed verify link and the
+ * login page are HTML, served beside the contract.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as ApiError from "../ApiError.js"
+import { MagicLinkCode, MagicLinkRequest, Sent, SignedIn } from "../Identity.js"
+import { Authentication } from "./Authentication.js"
+
+/**
+ * @since 0.1.0
+ * @category groups
+ */
+export class AuthApi extends HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("requestMagicLink", "/auth/magic-link/request")
+      .setPayload(MagicLinkRequest)
+      .addSuccess(Sent)
+      .addError(ApiError.Wire.NotFound)
+      .annotate(OpenApi.Summary, "Mail a sign-in link and code; the same answer for every address")
+  )
+  .add(
+    HttpApiEndpoint.post("redeemMagicLinkCode", "/auth/magic-link/code")
+      .setPayload(MagicLinkCode)
+      .addSuccess(SignedIn)
+      .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.NotFound)
+      .annotate(OpenApi.Summary, "Sign in with the mailed code, in the browser that asked for it")
+  )
+  .add(
+    HttpApiEndpoint.post("logout", "/auth/logout")
+      .addSuccess(HttpApiSchema.NoContent)
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "End this session")
+  )
+  .add(
+    HttpApiEndpoint.post("logoutAll", "/auth/logout-all")
+      .addSuccess(HttpApiSchema.NoContent)
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "End every session of the user")
+  )
+  .annotate(OpenApi.Title, "Authentication") {}

@@ -1,0 +1,88 @@
+/**
+ * The signed-in person: profile, sessions, API tokens, usage, account deletion (`/api/v1/me*`).
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
+import * as ApiError from "../ApiError.js"
+import {
+  ApiToken,
+  ApiTokenId,
+  CreateApiToken,
+  CreatedApiToken,
+  Me,
+  MeUsage,
+  RenameApiToken,
+  SessionId,
+  SessionInfo
+} from "../Identity.js"
+import { Authentication } from "./Authentication.js"
+
+const tokenId = Schema.Struct({ id: ApiTokenId })
+const sessionId = Schema.Struct({ id: SessionId })
+
+/**
+ * @since 0.1.0
+ * @category groups
+ */
+export class MeApi extends HttpApiGroup.make("me")
+  .add(HttpApiEndpoint.get("get", "/me").addSuccess(Me).annotate(OpenApi.Summary, "The caller"))
+  .add(
+    HttpApiEndpoint.del("delete", "/me")
+      .addSuccess(Me)
+      .annotate(OpenApi.Summary, "Schedule the account's deletion (30-day grace; session only)")
+  )
+  .add(
+    HttpApiEndpoint.post("restore", "/me/restore")
+      .addSuccess(Me)
+      .addError(ApiError.Wire.UnprocessableEntity)
+      .annotate(OpenApi.Summary, "Cancel a scheduled deletion (session only)")
+  )
+  .add(
+    HttpApiEndpoint.get("usage", "/me/usage")
+      .addSuccess(MeUsage)
+      .annotate(OpenApi.Summary, "Tokens and owned orgs against their limits")
+  )
+  .add(
+    HttpApiEndpoint.get("listSessions", "/me/sessions")
+      .addSuccess(Schema.Struct({ data: Schema.Array(SessionInfo) }))
+      .annotate(OpenApi.Summary, "Signed-in devices (session only)")
+  )
+  .add(
+    HttpApiEndpoint.del("revokeSession", "/me/sessions/:id")
+      .setPath(sessionId)
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotate(OpenApi.Summary, "Sign a device out (session only)")
+  )
+  .add(
+    HttpApiEndpoint.get("listTokens", "/me/api-tokens")
+      .addSuccess(Schema.Struct({ data: Schema.Array(ApiToken) }))
+      .annotate(OpenApi.Summary, "API tokens, prefix only (session only)")
+  )
+  .add(
+    HttpApiEndpoint.post("createToken", "/me/api-tokens")
+      .setPayload(CreateApiToken)
+      .addSuccess(CreatedApiToken, { status: 201 })
+      .addError(ApiError.Wire.UnprocessableEntity)
+      .annotate(OpenApi.Summary, "Create a token; the secret is in this answer only (session only)")
+  )
+  .add(
+    HttpApiEndpoint.patch("renameToken", "/me/api-tokens/:id")
+      .setPath(tokenId)
+      .setPayload(RenameApiToken)
+      .addSuccess(ApiToken)
+      .annotate(OpenApi.Summary, "Rename a token (session only)")
+  )
+  .add(
+    HttpApiEndpoint.del("revokeToken", "/me/api-tokens/:id")
+      .setPath(tokenId)
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotate(OpenApi.Summary, "Revoke a token at once (session only)")
+  )
+  .middleware(Authentication)
+  .prefix("/api/v1")
+  .annotate(OpenApi.Title, "Me") {}

@@ -1,0 +1,168 @@
+/**
+ * API tokens: `sm_live_` and 256 random bits. Stored as an argon2id hash with the token's first 16 characters for
+ * an indexed lookup; shown once, at creation.
+ *
+ * argon2id is slow on purpose, so a verified token is remembered in this process (keyed by its SHA-256, never the
+ * token) and every request still reads the token's row, so a revoke or an expiry takes effect at once in every
+ * process. A revoke here also drops the remembered entry.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Argon2 from "@node-rs/argon2"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { uuidv7 } from "../Ids.js"
+import { randomSecret, sha256 } from "./Secrets.js"
+import { UsageDebounce } from "./UsageDebounce.js"
+
+export const PREFIX = "sm_live_"
+const wellFormed = /^sm_live_[A-Za-z0-9_-]{43}$/
+const LOOKUP_LENGTH = 16
+const CACHE_MAX = 10_000
+
+export const TokenRow = Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  org_id: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  prefix: Schema.String,
+  scopes: Schema.Array(Schema.String),
+  created_at: Schema.DateFromSelf,
+  expires_at: Schema.NullOr(Schema.DateFromSelf),
+  last_used_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type TokenRow = typeof TokenRow.Type
+
+const columns = "id, user_id, org_id, name, prefix, scopes, created_at, expires_at, last_used_at"
+
+export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const debounce = yield* UsageDebounce
+    const decode = Schema.decodeUnknown(Schema.Array(TokenRow))
+    // sha256(token) -> token id, for tokens whose hash has been verified in this process.
+    const verified = new Map<string, string>()
+    const byTokenId = new Map<string, string>()
+
+    const remember = (key: string, id: string) => {
+      if (verified.size >= CACHE_MAX) {
+        verified.clear()
+        byTokenId.clear()
+      }
+      verified.set(key, id)
+      byTokenId.set(id, key)
+    }
+    const forget = (id: string) => {
+      const key = byTokenId.get(id)
+      if (key !== undefined) verified.delete(key)
+      byTokenId.delete(id)
+    }
+
+    const liveRow = (id: string) =>
+      sql`
+        SELECT ${sql.literal(columns)} FROM api_tokens
+        WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+      `.pipe(
+        Effect.flatMap(decode),
+        Effect.map((rows) => rows[0]),
+        Effect.orDie
+      )
+
+    /** The live token a bearer value names, or undefined (unknown, malformed, revoked, expired). */
+    const verify = (token: string): Effect.Effect<TokenRow | undefined> =>
+      Effect.gen(function* () {
+        if (!wellFormed.test(token)) return undefined
+        const key = sha256(token).toString("base64url")
+        const known = verified.get(key)
+        if (known !== undefined) {
+          const row = yield* liveRow(known)
+          if (row === undefined) forget(known)
+          return row
+        }
+        const candidates = yield* sql<{ id: string; hash: string }>`
+          SELECT id, hash FROM api_tokens
+          WHERE prefix = ${token.slice(0, LOOKUP_LENGTH)} AND revoked_at IS NULL
+        `.pipe(Effect.orDie)
+        for (const candidate of candidates) {
+          const ok = yield* Effect.promise(() => Argon2.verify(candidate.hash, token).catch(() => false))
+          if (!ok) continue
+          const row = yield* liveRow(candidate.id)
+          if (row !== undefined) remember(key, candidate.id)
+          return row
+        }
+        return undefined
+      })
+
+    return {
+      verify,
+      touch: (row: TokenRow) =>
+        debounce.due(`token:${row.id}`)
+          ? sql`
+              UPDATE api_tokens SET last_used_at = now()
+              WHERE id = ${row.id} AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')
+            `.pipe(Effect.asVoid, Effect.orDie)
+          : Effect.void,
+      /** Counts and inserts under a per-user lock, so concurrent creates settle exactly at the cap. */
+      create: (input: {
+        readonly userId: string
+        readonly orgId: string | null
+        readonly name: string
+        readonly scopes: ReadonlyArray<string>
+        readonly expiresInDays: number | null
+        readonly cap: number
+      }) =>
+        Effect.gen(function* () {
+          const token = `${PREFIX}${randomSecret(32)}`
+          const hash = yield* Effect.promise(() => Argon2.hash(token))
+          const id = uuidv7()
+          return yield* sql
+            .withTransaction(
+              Effect.gen(function* () {
+                yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`api_tokens:${input.userId}`}))`
+                const [count] = yield* sql<{ n: number }>`
+                SELECT count(*)::int AS n FROM api_tokens
+                WHERE user_id = ${input.userId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+              `
+                const current = count?.n ?? 0
+                if (current >= input.cap) return { _tag: "Full" as const, current }
+                yield* sql`
+                INSERT INTO api_tokens (id, user_id, org_id, name, prefix, hash, scopes, expires_at)
+                VALUES (${id}, ${input.userId}, ${input.orgId}, ${input.name}, ${token.slice(0, LOOKUP_LENGTH)},
+                        ${hash}, ${[...input.scopes]},
+                        ${input.expiresInDays === null ? null : sql`now() + make_interval(days => ${input.expiresInDays})`})
+              `
+                const row = yield* liveRow(id)
+                if (row === undefined) return yield* Effect.dieMessage("token vanished after insert")
+                return { _tag: "Created" as const, row, token }
+              })
+            )
+            .pipe(Effect.orDie)
+        }),
+      list: (userId: string) =>
+        sql`
+          SELECT ${sql.literal(columns)} FROM api_tokens
+          WHERE user_id = ${userId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+          ORDER BY created_at DESC
+        `.pipe(Effect.flatMap(decode), Effect.orDie),
+      rename: (userId: string, id: string, name: string) =>
+        sql`
+          UPDATE api_tokens SET name = ${name}
+          WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL
+          RETURNING ${sql.literal(columns)}
+        `.pipe(
+          Effect.flatMap(decode),
+          Effect.map((rows) => rows[0]),
+          Effect.orDie
+        ),
+      revoke: (userId: string, id: string) =>
+        sql<{ id: string }>`
+          UPDATE api_tokens SET revoked_at = now()
+          WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id
+        `.pipe(
+          Effect.tap(() => Effect.sync(() => forget(id))),
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        )
+    }
+  }),
+  dependencies: [UsageDebounce.Default]
+}) {}

@@ -1,0 +1,53 @@
+/**
+ * IP addresses and User-Agents are stored only as HMAC-SHA256 with a secret salt (auth-and-limits.md, Security
+ * model): enough to tell "same device" apart, useless to anyone reading the database.
+ *
+ * The salt is `auth.fingerprint_salt`; without it the instance makes one at first boot and keeps it. A salt that
+ * differs from the one the stored hashes were made with refuses to boot unless `auth.fingerprint_salt_rotate` is
+ * set, because every stored hash silently stops matching; the retired salt is recorded in `auth_salt_history`.
+ */
+
+import { createHmac } from "node:crypto"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import { AppConfig } from "../Config.js"
+import { randomSecret, sha256 } from "./Secrets.js"
+
+export class SaltChanged extends Data.TaggedError("SaltChanged")<{ readonly message: string }> {}
+
+export class Fingerprint extends Effect.Service<Fingerprint>()("Signalman/Fingerprint", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const configured = config["auth.fingerprint_salt"]
+    const rows = yield* sql<{ value: string }>`SELECT value FROM instance_secrets WHERE name = 'fingerprint_salt'`
+    const stored = rows[0]?.value
+    let salt: string
+    if (configured === undefined) {
+      salt = stored ?? randomSecret()
+      if (stored === undefined) {
+        yield* sql`INSERT INTO instance_secrets (name, value) VALUES ('fingerprint_salt', ${salt}) ON CONFLICT (name) DO NOTHING`
+      }
+    } else {
+      salt = configured
+      if (stored !== undefined && stored !== configured) {
+        if (!config["auth.fingerprint_salt_rotate"]) {
+          return yield* new SaltChanged({
+            message:
+              "auth.fingerprint_salt differs from the salt the stored fingerprints were made with; " +
+              "set auth.fingerprint_salt_rotate=true to rotate it"
+          })
+        }
+        yield* sql`INSERT INTO auth_salt_history (salt_sha256, retired_at) VALUES (${sha256(stored).toString("hex")}, now())`
+      }
+      yield* sql`
+        INSERT INTO instance_secrets (name, value) VALUES ('fingerprint_salt', ${salt})
+        ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value
+      `
+    }
+    const hash = (value: string | undefined): string | null =>
+      value === undefined || value === "" ? null : createHmac("sha256", salt).update(value).digest("base64url")
+    return { hash }
+  }).pipe(Effect.orDie)
+}) {}

@@ -1,0 +1,135 @@
+/**
+ * The `auth` group of the contract: requesting a magic link, redeeming its code, signing out.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as ApiError from "@signalman/core/ApiError"
+import { SignalmanApi } from "@signalman/core/api/Api"
+import { Caller } from "@signalman/core/api/Authentication"
+import { Sent, SignedIn } from "@signalman/core/Identity"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { AppConfig } from "../Config.js"
+import { readCookie } from "./Cookies.js"
+import { CODE_COOKIE, MagicLinks } from "./MagicLinks.js"
+import { randomSecret } from "./Secrets.js"
+import { COOKIE, type Device, Sessions } from "./Sessions.js"
+import { SignIn } from "./SignIn.js"
+
+const cookieOptions = (maxAgeSecs: number, path = "/") => ({
+  httpOnly: true,
+  secure: true,
+  sameSite: "lax" as const,
+  path,
+  maxAge: Duration.seconds(maxAgeSecs)
+})
+
+/** Adds cookies to whatever response the handler produces. */
+export const withCookies = (cookies: ReadonlyArray<readonly [name: string, value: string, maxAgeSecs: number]>) =>
+  HttpApp.appendPreResponseHandler((_, response) =>
+    Effect.succeed(
+      cookies.reduce(
+        (out, [name, value, maxAge]) => HttpServerResponse.unsafeSetCookie(out, name, value, cookieOptions(maxAge)),
+        response
+      )
+    )
+  )
+
+export const deviceOf = (request: HttpServerRequest.HttpServerRequest): Device => ({
+  ip: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
+  userAgent: request.headers["user-agent"]
+})
+
+/** 404 AUTH_METHOD_UNAVAILABLE unless magic links are among `auth.enabled_methods`. */
+export const magicLinksEnabled = Effect.flatMap(AppConfig, (config) =>
+  config["auth.enabled_methods"].includes("magic_link")
+    ? Effect.void
+    : Effect.fail(ApiError.make("AUTH_METHOD_UNAVAILABLE", "Sign-in by magic link is not offered here"))
+)
+
+export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
+  Effect.gen(function* () {
+    const magicLinks = yield* MagicLinks
+    const signIn = yield* SignIn
+    const sessions = yield* Sessions
+    const config = yield* AppConfig
+    const expirySecs = config["auth.magic_link.expiry_minutes"] * 60
+    return handlers
+      .handle("requestMagicLink", ({ payload, request }) =>
+        Effect.gen(function* () {
+          yield* magicLinksEnabled
+          const browser = randomSecret(32)
+          yield* magicLinks.request({
+            email: payload.email,
+            redirectAfter: payload.redirect_after ?? null,
+            invitation: payload.invitation ?? null,
+            browser,
+            device: deviceOf(request)
+          })
+          yield* withCookies([[CODE_COOKIE, browser, expirySecs]])
+          return new Sent({ sent: true })
+        })
+      )
+      .handle("redeemMagicLinkCode", ({ payload, request }) =>
+        Effect.gen(function* () {
+          yield* magicLinksEnabled
+          const device = deviceOf(request)
+          const redeemed = yield* magicLinks
+            .redeemCode(payload.code, readCookie(request.headers["cookie"], CODE_COOKIE), device)
+            .pipe(
+              Effect.mapError((failure) =>
+                failure._tag === "Malformed"
+                  ? ApiError.make("INVALID_CODE", "A code is six letters and digits, as in the mail", {
+                      field: "code",
+                      details: { spent: false }
+                    })
+                  : ApiError.make("INVALID_CODE", "That code is not valid in this browser; use the link in the mail", {
+                      field: "code",
+                      details: { spent: true }
+                    })
+              )
+            )
+          const outcome = yield* signIn.complete({
+            email: redeemed.email,
+            method: "magic_link",
+            invitation: redeemed.invitation_token,
+            redirectAfter: redeemed.redirect_after,
+            previousSession: readCookie(request.headers["cookie"], COOKIE),
+            device
+          })
+          if (outcome._tag === "SignupClosed") {
+            return yield* Effect.fail(
+              ApiError.make("INVALID_CODE", "That code is not valid in this browser; use the link in the mail", {
+                field: "code",
+                details: { spent: true }
+              })
+            )
+          }
+          yield* withCookies([
+            [COOKIE, outcome.cookie, outcome.maxAgeSecs],
+            [CODE_COOKIE, "", 0]
+          ])
+          return new SignedIn({ redirect: outcome.redirect })
+        })
+      )
+      .handle("logout", ({ request }) =>
+        Effect.gen(function* () {
+          const caller = yield* Caller
+          if (caller.credential.kind === "session") {
+            const cookie = readCookie(request.headers["cookie"], COOKIE)
+            if (cookie !== undefined) yield* sessions.revokeByCookie(cookie)
+            yield* withCookies([[COOKIE, "", 0]])
+          }
+        })
+      )
+      .handle("logoutAll", () =>
+        Effect.gen(function* () {
+          const caller = yield* Caller
+          yield* sessions.revokeAll(caller.user.id)
+          yield* withCookies([[COOKIE, "", 0]])
+        })
+      )
+  })
+)

@@ -1,0 +1,236 @@
+/**
+ * The sign-in pages. They work without JavaScript: the forms post here as ordinary form submissions and the same
+ * services as the JSON endpoints do the work.
+ *
+ * - `GET /login`: the address form (`?invitation=` and `?redirect_after=` are carried through).
+ * - `POST /login`: requests the link, then shows the code form.
+ * - `POST /login/code`: redeems the code in the browser that asked, then redirects.
+ * - `GET /auth/magic-link/verify?token=`: the mailed link; 410 with an explanation when it cannot be used.
+ * - `GET /`: who is signed in (the dashboard grows here); `GET /account/restore` for an account being deleted.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import { AppConfig } from "../Config.js"
+import { escapeHtml, page } from "../http/Html.js"
+import type { Route } from "../http/RouteTable.js"
+import { Accounts } from "./Accounts.js"
+import { readCookie } from "./Cookies.js"
+import { deviceOf, withCookies } from "./Http.js"
+import { CODE_COOKIE, MagicLinks } from "./MagicLinks.js"
+import { randomSecret } from "./Secrets.js"
+import { COOKIE, Sessions } from "./Sessions.js"
+import { SignIn } from "./SignIn.js"
+
+export const routes: ReadonlyArray<Route> = [
+  { method: "GET", path: "/", body: "none" },
+  { method: "GET", path: "/login", body: "none" },
+  { method: "POST", path: "/login", body: "other" },
+  { method: "POST", path: "/login/code", body: "other" },
+  { method: "GET", path: "/auth/magic-link/verify", body: "none" },
+  { method: "GET", path: "/account/restore", body: "none" }
+]
+
+const hidden = (name: string, value: string | undefined) =>
+  value === undefined || value === ""
+    ? ""
+    : `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`
+
+const loginForm = (invitation?: string, redirectAfter?: string, note = "") =>
+  page(
+    "Sign in",
+    `<h1>Sign in to Signalman</h1>
+${note}
+<form method="post" action="/login">
+  <label for="email">Email address</label>
+  <input id="email" name="email" type="email" autocomplete="email" required>
+  ${hidden("invitation", invitation)}${hidden("redirect_after", redirectAfter)}
+  <button type="submit">Email me a sign-in link</button>
+</form>
+<p class="note">We send a link and a code. No password to remember.</p>`
+  )
+
+const codeForm = (note = "") =>
+  page(
+    "Check your mail",
+    `<h1>Check your mail</h1>
+<p>If the address can sign in, a link and a six-character code are on their way. Open the link, or type the code
+here, in this browser.</p>
+${note}
+<form method="post" action="/login/code">
+  <label for="code">Code</label>
+  <input id="code" name="code" inputmode="text" autocomplete="one-time-code" maxlength="16" required>
+  <button type="submit">Sign in</button>
+</form>`
+  )
+
+const expired = page(
+  "Link expired",
+  `<h1>This sign-in link cannot be used</h1>
+<p>It has expired, was already used, or a newer link was sent since. Links work once, for a short time.</p>
+<p><a href="/login">Get a new link</a></p>`,
+  410
+)
+
+const redirect = (location: string) => HttpServerResponse.empty({ status: 303, headers: { location } })
+
+const formField = (form: ReadonlyArray<readonly [string, string]>, name: string) =>
+  form.find(([key]) => key === name)?.[1]
+
+export const layer = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const magicLinks = yield* MagicLinks
+    const signIn = yield* SignIn
+    const sessions = yield* Sessions
+    const accounts = yield* Accounts
+    const config = yield* AppConfig
+    const enabled = config["auth.enabled_methods"].includes("magic_link")
+    const expirySecs = config["auth.magic_link.expiry_minutes"] * 60
+
+    const currentUser = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function* () {
+        const cookie = readCookie(request.headers["cookie"], COOKIE)
+        const session = cookie === undefined ? undefined : yield* sessions.live(cookie)
+        return session === undefined ? undefined : yield* accounts.byId(session.user_id)
+      })
+
+    yield* router.get(
+      "/login",
+      Effect.gen(function* () {
+        const params = yield* HttpServerRequest.ParsedSearchParams
+        const one = (key: string) => {
+          const v = params[key]
+          return typeof v === "string" ? v : undefined
+        }
+        if (!enabled) return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
+        return loginForm(one("invitation"), one("redirect_after"))
+      })
+    )
+
+    yield* router.post(
+      "/login",
+      Effect.gen(function* () {
+        if (!enabled) return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const form = yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as const)
+        const browser = randomSecret(32)
+        yield* magicLinks.request({
+          email: formField(form, "email") ?? "",
+          redirectAfter: formField(form, "redirect_after") ?? null,
+          invitation: formField(form, "invitation") ?? null,
+          browser,
+          device: deviceOf(request)
+        })
+        yield* withCookies([[CODE_COOKIE, browser, expirySecs]])
+        return codeForm()
+      })
+    )
+
+    yield* router.post(
+      "/login/code",
+      Effect.gen(function* () {
+        if (!enabled) return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const form = yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as const)
+        const device = deviceOf(request)
+        const redeemed = yield* Effect.either(
+          magicLinks.redeemCode(
+            formField(form, "code") ?? "",
+            readCookie(request.headers["cookie"], CODE_COOKIE),
+            device
+          )
+        )
+        if (redeemed._tag === "Left") {
+          return redeemed.left._tag === "Malformed"
+            ? codeForm('<p role="alert">A code is six letters and digits, as in the mail.</p>')
+            : page(
+                "Code not accepted",
+                `<h1>That code did not work</h1>
+<p>Codes work once, in the browser that asked for them. The link in the mail still works.</p>
+<p><a href="/login">Start again</a></p>`,
+                400
+              )
+        }
+        const outcome = yield* signIn.complete({
+          email: redeemed.right.email,
+          method: "magic_link",
+          invitation: redeemed.right.invitation_token,
+          redirectAfter: redeemed.right.redirect_after,
+          previousSession: readCookie(request.headers["cookie"], COOKIE),
+          device
+        })
+        if (outcome._tag === "SignupClosed") return expired
+        yield* withCookies([
+          [COOKIE, outcome.cookie, outcome.maxAgeSecs],
+          [CODE_COOKIE, "", 0]
+        ])
+        return redirect(outcome.redirect)
+      })
+    )
+
+    yield* router.get(
+      "/auth/magic-link/verify",
+      Effect.gen(function* () {
+        if (!enabled) return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const params = yield* HttpServerRequest.ParsedSearchParams
+        const token = typeof params["token"] === "string" ? params["token"] : ""
+        const device = deviceOf(request)
+        const redeemed = yield* Effect.either(magicLinks.redeemToken(token, device))
+        if (redeemed._tag === "Left") return expired
+        const outcome = yield* signIn.complete({
+          email: redeemed.right.email,
+          method: "magic_link",
+          invitation: redeemed.right.invitation_token,
+          redirectAfter: redeemed.right.redirect_after,
+          previousSession: readCookie(request.headers["cookie"], COOKIE),
+          device
+        })
+        if (outcome._tag === "SignupClosed") return expired
+        yield* withCookies([
+          [COOKIE, outcome.cookie, outcome.maxAgeSecs],
+          [CODE_COOKIE, "", 0]
+        ])
+        return redirect(outcome.redirect)
+      })
+    )
+
+    yield* router.get(
+      "/",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const user = yield* currentUser(request)
+        if (user === undefined) return redirect("/login")
+        if (user.deleted_at !== null) return redirect("/account/restore")
+        const orgs = yield* accounts.memberships(user.id)
+        const list = orgs.map(
+          (o) => `<li>${escapeHtml(o.name)} <span class="note">(${escapeHtml(o.slug)}, ${o.role})</span></li>`
+        )
+        return page(
+          "Signalman",
+          `<h1>Signalman</h1>
+<p>Signed in as <strong>${escapeHtml(user.email)}</strong>.</p>
+<h2>Your orgs</h2>
+<ul>${list.join("")}</ul>
+<p><a href="/docs">API documentation</a></p>`
+        )
+      })
+    )
+
+    yield* router.get(
+      "/account/restore",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const user = yield* currentUser(request)
+        if (user === undefined) return redirect("/login")
+        return page(
+          "Restore your account",
+          `<h1>Your account is scheduled for deletion</h1>
+<p>It will be deleted for good on ${escapeHtml(user.purge_after?.toISOString().slice(0, 10) ?? "the end of its grace period")}.
+Until then you can restore it: <code>POST /api/v1/me/restore</code>.</p>`
+        )
+      })
+    )
+  })
+)

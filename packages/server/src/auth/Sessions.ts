@@ -1,0 +1,117 @@
+/**
+ * Browser sessions: the `_sm_session` cookie carries 32 random bytes (43 base64url characters); the database keeps
+ * only their SHA-256. A session ends after `auth.session.idle_timeout_hours` unused or
+ * `auth.session.absolute_timeout_days` after sign-in, whichever comes first; use is written back at most once a
+ * minute (the debounce shared with API tokens).
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { AppConfig } from "../Config.js"
+import { uuidv7 } from "../Ids.js"
+import { Fingerprint } from "./Fingerprint.js"
+import { randomSecret, sha256 } from "./Secrets.js"
+import { UsageDebounce } from "./UsageDebounce.js"
+
+export const COOKIE = "_sm_session"
+const wellFormed = /^[A-Za-z0-9_-]{43}$/
+
+export const SessionRow = Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  active_org_id: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  last_seen_at: Schema.DateFromSelf,
+  idle_expires_at: Schema.DateFromSelf,
+  absolute_expires_at: Schema.DateFromSelf
+})
+export type SessionRow = typeof SessionRow.Type
+
+export interface Device {
+  readonly ip?: string | undefined
+  readonly userAgent?: string | undefined
+}
+
+export class Sessions extends Effect.Service<Sessions>()("Signalman/Sessions", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const fingerprint = yield* Fingerprint
+    const debounce = yield* UsageDebounce
+    const idleHours = config["auth.session.idle_timeout_hours"]
+    const absoluteDays = config["auth.session.absolute_timeout_days"]
+    const decode = Schema.decodeUnknown(Schema.Array(SessionRow))
+
+    const live = (cookie: string) =>
+      wellFormed.test(cookie)
+        ? sql`
+            SELECT id, user_id, active_org_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at
+            FROM sessions
+            WHERE token_hash = ${sha256(cookie)} AND revoked_at IS NULL
+              AND idle_expires_at > now() AND absolute_expires_at > now()
+          `.pipe(
+            Effect.flatMap(decode),
+            Effect.map((rows) => rows[0]),
+            Effect.orDie
+          )
+        : Effect.succeed(undefined)
+
+    return {
+      /** A fresh session; the answer carries the cookie value, which is never stored. */
+      create: (userId: string, activeOrgId: string | null, device: Device) =>
+        Effect.gen(function* () {
+          const cookie = randomSecret(32)
+          const id = uuidv7()
+          yield* sql`
+            INSERT INTO sessions (id, token_hash, user_id, active_org_id, idle_expires_at, absolute_expires_at,
+                                  ip_hash, user_agent_hash)
+            VALUES (${id}, ${sha256(cookie)}, ${userId}, ${activeOrgId},
+                    now() + make_interval(hours => ${idleHours}), now() + make_interval(days => ${absoluteDays}),
+                    ${fingerprint.hash(device.ip)}, ${fingerprint.hash(device.userAgent)})
+          `.pipe(Effect.orDie)
+          return { id, cookie, maxAgeSecs: absoluteDays * 24 * 3600 }
+        }),
+      live,
+      /** Record use, at most once a minute per session, sliding the idle expiry. */
+      touch: (session: SessionRow) =>
+        debounce.due(`session:${session.id}`)
+          ? sql`
+              UPDATE sessions SET last_seen_at = now(),
+                idle_expires_at = LEAST(absolute_expires_at, now() + make_interval(hours => ${idleHours}))
+              WHERE id = ${session.id} AND last_seen_at < now() - interval '60 seconds'
+            `.pipe(Effect.asVoid, Effect.orDie)
+          : Effect.void,
+      revokeByCookie: (cookie: string) =>
+        wellFormed.test(cookie)
+          ? sql`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${sha256(cookie)} AND revoked_at IS NULL`.pipe(
+              Effect.asVoid,
+              Effect.orDie
+            )
+          : Effect.void,
+      revoke: (userId: string, sessionId: string) =>
+        sql<{ id: string }>`
+          UPDATE sessions SET revoked_at = now()
+          WHERE id = ${sessionId} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id
+        `.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+      /** End every session of the user except, when given, the one making the request. */
+      revokeAll: (userId: string, except?: string) =>
+        (except === undefined
+          ? sql`UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`
+          : sql`UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL AND id <> ${except}`
+        ).pipe(Effect.asVoid, Effect.orDie),
+      list: (userId: string) =>
+        sql`
+          SELECT id, user_id, active_org_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at
+          FROM sessions
+          WHERE user_id = ${userId} AND revoked_at IS NULL AND idle_expires_at > now() AND absolute_expires_at > now()
+          ORDER BY last_seen_at DESC
+        `.pipe(Effect.flatMap(decode), Effect.orDie),
+      setActiveOrg: (sessionId: string, orgId: string) =>
+        sql`UPDATE sessions SET active_org_id = ${orgId} WHERE id = ${sessionId}`.pipe(Effect.asVoid, Effect.orDie)
+    }
+  }),
+  dependencies: [Fingerprint.Default, UsageDebounce.Default]
+}) {}

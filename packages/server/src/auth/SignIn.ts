@@ -1,0 +1,95 @@
+/**
+ * The end of every sign-in method (magic link now; OAuth and passkeys plug in here): find or open the account,
+ * redeem a carried invitation, replace any pre-login session with a fresh one (fixation defence), log the
+ * attempt, and say where the browser goes next.
+ */
+import * as Effect from "effect/Effect"
+import { AppConfig } from "../Config.js"
+import { Invitations } from "../orgs/Invitations.js"
+import { Accounts, type UserRow } from "./Accounts.js"
+import { Attempts, type Method } from "./Attempts.js"
+import { type Device, Sessions } from "./Sessions.js"
+
+export interface Completion {
+  readonly email: string
+  readonly method: Method
+  readonly invitation: string | null
+  readonly redirectAfter: string | null
+  /** The session cookie the browser arrived with, if any: destroyed, never promoted. */
+  readonly previousSession: string | undefined
+  readonly device: Device
+}
+
+export type Outcome =
+  | {
+      readonly _tag: "SignedIn"
+      readonly cookie: string
+      readonly maxAgeSecs: number
+      readonly redirect: string
+      readonly user: UserRow
+    }
+  | { readonly _tag: "SignupClosed" }
+
+/** Only a path on this service: `//evil.example` and `/\evil.example` are other hosts to a browser. */
+export const safeRedirect = (value: string | null): string | null =>
+  value !== null && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") && value.length <= 2000
+    ? value
+    : null
+
+export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
+  effect: Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const sessions = yield* Sessions
+    const invitations = yield* Invitations
+    const attempts = yield* Attempts
+    const config = yield* AppConfig
+
+    const complete = (input: Completion): Effect.Effect<Outcome> =>
+      Effect.gen(function* () {
+        let user = yield* accounts.byEmail(input.email)
+        let joined: string | undefined
+        let missed = false
+        if (user === undefined) {
+          const invitedEmail = input.invitation === null ? undefined : yield* invitations.emailFor(input.invitation)
+          if (invitedEmail === input.email) {
+            // Invited and new: a verified user with no personal org, joining the inviter's.
+            user = yield* accounts.signUp(input.email, false)
+          } else if (config["auth.open_signup"]) {
+            user = yield* accounts.signUp(input.email, true)
+          } else {
+            yield* attempts.record({
+              method: input.method,
+              success: false,
+              failureReason: "signup_closed",
+              ...input.device
+            })
+            return { _tag: "SignupClosed" } as const
+          }
+        } else {
+          yield* accounts.markVerified(user.id)
+        }
+        if (input.invitation !== null && user.deleted_at === null) {
+          const outcome = yield* invitations.accept(input.invitation, user)
+          if (outcome._tag === "Joined") joined = outcome.slug
+          else missed = true
+        }
+        if (input.previousSession !== undefined) yield* sessions.revokeByCookie(input.previousSession)
+        const memberships = yield* accounts.memberships(user.id)
+        const active = (joined === undefined ? undefined : memberships.find((m) => m.slug === joined)) ?? memberships[0]
+        const session = yield* sessions.create(user.id, active?.id ?? null, input.device)
+        yield* attempts.record({ method: input.method, success: true, userId: user.id, ...input.device })
+        const redirect =
+          user.deleted_at !== null
+            ? "/account/restore"
+            : joined !== undefined
+              ? `/?joined=${encodeURIComponent(joined)}`
+              : missed
+                ? "/?invite=missed"
+                : (safeRedirect(input.redirectAfter) ?? "/")
+        return { _tag: "SignedIn", cookie: session.cookie, maxAgeSecs: session.maxAgeSecs, redirect, user } as const
+      })
+
+    return { complete }
+  }),
+  dependencies: [Accounts.Default, Sessions.Default, Invitations.Default, Attempts.Default]
+}) {}

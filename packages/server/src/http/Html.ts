@@ -1,0 +1,49 @@
+/**
+ * Server-rendered pages: escaping and the shared page frame. Every interpolated value goes through `escapeHtml`.
+ */
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+
+export const escapeHtml = (value: string): string =>
+  value
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;")
+
+const style = `
+  :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+  body { max-width: 32rem; margin: 4rem auto; padding: 0 1rem; line-height: 1.5; }
+  h1 { font-size: 1.5rem; }
+  label { display: block; margin: 1rem 0 .25rem; font-weight: 600; }
+  input { font: inherit; padding: .5rem; width: 100%; box-sizing: border-box; }
+  button { font: inherit; margin-top: 1rem; padding: .5rem 1rem; cursor: pointer; }
+  .note { color: #555; }
+  @media (prefers-color-scheme: dark) { .note { color: #bbb; } }
+`
+
+export const page = (title: string, body: string, status = 200): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(
+    `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Signalman</title>
+<style>${style}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>`,
+    {
+      status,
+      contentType: "text/html; charset=utf-8",
+      headers: {
+        "cache-control": "no-store",
+        "content-security-policy": "default-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+      }
+    }
+  )

@@ -1,0 +1,67 @@
+/**
+ * Refusals at a limit: the `QUOTA_EXCEEDED` and `RATE_LIMITED` errors in the spec's shape, each appended to the
+ * quota-event log.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as ApiError from "@signalman/core/ApiError"
+import * as Effect from "effect/Effect"
+import { uuidv7 } from "../Ids.js"
+
+export class QuotaEvents extends Effect.Service<QuotaEvents>()("Signalman/QuotaEvents", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const log = (event: {
+      readonly accountId: string | null
+      readonly userId: string | null
+      readonly kind: "quota" | "rate"
+      readonly name: string
+      readonly limit: number
+      readonly current: number
+    }) =>
+      sql`
+        INSERT INTO quota_events (id, account_id, user_id, kind, name, limit_value, current_value)
+        VALUES (${uuidv7()}, ${event.accountId}, ${event.userId}, ${event.kind}, ${event.name}, ${event.limit}, ${event.current})
+      `.pipe(Effect.asVoid, Effect.orDie)
+
+    return {
+      /** 422 QUOTA_EXCEEDED: details name the quota with current, limit and plan; field is null. */
+      quotaExceeded: (input: {
+        readonly accountId: string
+        readonly userId: string | null
+        readonly quota: string
+        readonly current: number
+        readonly limit: number
+        readonly plan: string
+        readonly code?: "QUOTA_EXCEEDED" | "OWNER_ORG_LIMIT"
+      }) =>
+        Effect.as(
+          log({ ...input, kind: "quota", name: input.quota }),
+          ApiError.make(
+            input.code ?? "QUOTA_EXCEEDED",
+            `The ${input.quota} quota of the ${input.plan} plan is reached (${input.current} of ${input.limit})`,
+            {
+              details: { quota: input.quota, current: input.current, limit: input.limit, plan: input.plan }
+            }
+          )
+        ),
+      /** 429 RATE_LIMITED: details with scope and retry_after_secs; the renderer adds Retry-After. */
+      rateLimited: (input: {
+        readonly accountId: string | null
+        readonly userId: string | null
+        readonly scope: string
+        readonly limit: number
+        readonly retryAfterSecs: number
+      }) =>
+        Effect.as(
+          log({ ...input, kind: "rate", name: input.scope, current: input.limit }),
+          ApiError.make(
+            "RATE_LIMITED",
+            `Too many requests: the ${input.scope} budget of ${input.limit} a minute is spent`,
+            {
+              details: { scope: input.scope, retry_after_secs: input.retryAfterSecs, limit: input.limit }
+            }
+          )
+        )
+    }
+  })
+}) {}

@@ -1,0 +1,178 @@
+/**
+ * The `me` group: the caller, sessions and API tokens. Token management and account administration are
+ * session-only (a token cannot mint another token).
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as ApiError from "@signalman/core/ApiError"
+import { SignalmanApi } from "@signalman/core/api/Api"
+import { Caller } from "@signalman/core/api/Authentication"
+import type { ApiTokenId, OrgId, SessionId } from "@signalman/core/Identity"
+import { ApiToken, CreatedApiToken, MeUsage, SessionInfo } from "@signalman/core/Identity"
+import * as Scope from "@signalman/core/Scope"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import { Accounts } from "../auth/Accounts.js"
+import { ApiTokens, type TokenRow } from "../auth/ApiTokens.js"
+import { requireSession } from "../auth/Policy.js"
+import { Sessions } from "../auth/Sessions.js"
+import { Plans } from "../limits/Plans.js"
+import { QuotaEvents } from "../limits/Quota.js"
+import { MeService, notFound } from "./Me.js"
+
+const utc = (d: Date) => DateTime.unsafeFromDate(d)
+const utcOrNull = (d: Date | null) => (d === null ? null : utc(d))
+
+const tokenFields = (row: TokenRow) => ({
+  id: row.id as ApiTokenId,
+  name: row.name,
+  prefix: row.prefix,
+  scopes: row.scopes,
+  org_id: row.org_id as OrgId | null,
+  created_at: utc(row.created_at),
+  expires_at: utcOrNull(row.expires_at),
+  last_used_at: utcOrNull(row.last_used_at)
+})
+
+export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
+  Effect.gen(function* () {
+    const me = yield* MeService
+    const sessions = yield* Sessions
+    const tokens = yield* ApiTokens
+    const accounts = yield* Accounts
+    const plans = yield* Plans
+    const quotaEvents = yield* QuotaEvents
+    const sql = yield* SqlClient.SqlClient
+
+    return handlers
+      .handle("get", () => Effect.flatMap(Caller, me.document))
+      .handle("delete", () =>
+        Effect.gen(function* () {
+          yield* requireSession
+          const caller = yield* Caller
+          yield* me.scheduleDeletion(caller)
+          return yield* me.document(caller)
+        })
+      )
+      .handle("restore", () =>
+        Effect.gen(function* () {
+          yield* requireSession
+          const caller = yield* Caller
+          yield* me.restore(caller)
+          return yield* me.document(caller)
+        })
+      )
+      .handle("usage", () =>
+        Effect.gen(function* () {
+          const caller = yield* Caller
+          const plan = yield* plans.forAccount(caller.user.accountId)
+          const [counts] = yield* sql<{ tokens: number; orgs: number }>`
+            SELECT
+              (SELECT count(*) FROM api_tokens WHERE user_id = ${caller.user.id} AND revoked_at IS NULL
+                 AND (expires_at IS NULL OR expires_at > now()))::int AS tokens,
+              (SELECT count(*) FROM orgs WHERE account_id = ${caller.user.accountId} AND deleted_at IS NULL)::int AS orgs
+          `.pipe(Effect.orDie)
+          return new MeUsage({
+            api_tokens: { current: counts?.tokens ?? 0, limit: plan.quotas.max_api_tokens_per_user },
+            owned_orgs: { current: counts?.orgs ?? 0, limit: plan.quotas.max_orgs }
+          })
+        })
+      )
+      .handle("listSessions", () =>
+        Effect.gen(function* () {
+          const current = yield* requireSession
+          const caller = yield* Caller
+          const rows = yield* sessions.list(caller.user.id)
+          return {
+            data: rows.map(
+              (row) =>
+                new SessionInfo({
+                  id: row.id as SessionId,
+                  created_at: utc(row.created_at),
+                  last_seen_at: utc(row.last_seen_at),
+                  expires_at: utc(
+                    row.idle_expires_at < row.absolute_expires_at ? row.idle_expires_at : row.absolute_expires_at
+                  ),
+                  current: row.id === current
+                })
+            )
+          }
+        })
+      )
+      .handle("revokeSession", ({ path }) =>
+        Effect.gen(function* () {
+          yield* requireSession
+          const caller = yield* Caller
+          const revoked = yield* sessions.revoke(caller.user.id, path.id)
+          if (!revoked) return yield* Effect.fail(notFound("session"))
+        })
+      )
+      .handle("listTokens", () =>
+        Effect.gen(function* () {
+          yield* requireSession
+          const caller = yield* Caller
+          const rows = yield* tokens.list(caller.user.id)
+          return { data: rows.map((row) => new ApiToken(tokenFields(row))) }
+        })
+      )
+      .handle("createToken", ({ payload }) =>
+        Effect.gen(function* () {
+          yield* requireSession
+          const caller = yield* Caller
+          if (!caller.user.emailVerified) {
+            return yield* Effect.fail(
+              ApiError.make("EMAIL_NOT_VERIFIED", "Verify your email address before creating API tokens")
+            )
+          }
+          if (payload.org_id !== null) {
+            const member = yield* accounts.membership(caller.user.id, payload.org_id)
+            if (member === undefined) {
+              return yield* Effect.fail(ApiError.make("NOT_FOUND", "No such org", { field: "org_id" }))
+            }
+          }
+          // The cap is per person, from the plan of the person's own account.
+          const plan = yield* plans.forAccount(caller.user.accountId)
+          const cap = plan.quotas.max_api_tokens_per_user
+          const created = yield* tokens.create({
+            userId: caller.user.id,
+            orgId: payload.org_id,
+            name: payload.name,
+            scopes: Scope.normalize(payload.scopes),
+            expiresInDays: payload.expires_in_days,
+            cap
+          })
+          if (created._tag === "Full") {
+            return yield* Effect.flatMap(
+              quotaEvents.quotaExceeded({
+                accountId: caller.user.accountId,
+                userId: caller.user.id,
+                quota: "max_api_tokens_per_user",
+                current: created.current,
+                limit: cap,
+                plan: plan.id
+              }),
+              Effect.fail
+            )
+          }
+          return new CreatedApiToken({ ...tokenFields(created.row), token: created.token })
+        })
+      )
+      .handle("renameToken", ({ path, payload }) =>
+        Effect.gen(function* () {
+          yield* requireSession
+          const caller = yield* Caller
+          const row = yield* tokens.rename(caller.user.id, path.id, payload.name)
+          if (row === undefined) return yield* Effect.fail(notFound("token"))
+          return new ApiToken(tokenFields(row))
+        })
+      )
+      .handle("revokeToken", ({ path }) =>
+        Effect.gen(function* () {
+          yield* requireSession
+          const caller = yield* Caller
+          const revoked = yield* tokens.revoke(caller.user.id, path.id)
+          if (!revoked) return yield* Effect.fail(notFound("token"))
+        })
+      )
+  })
+)

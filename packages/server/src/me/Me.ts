@@ -1,0 +1,130 @@
+/**
+ * The caller's own account: the `/me` document, deletion with a 30-day grace and its restore, and the per-person
+ * usage figures.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as ApiError from "@signalman/core/ApiError"
+import type { CallerShape } from "@signalman/core/api/Authentication"
+import type { AccountId, OrgId, UserId } from "@signalman/core/Identity"
+import { Me, OrgMembership } from "@signalman/core/Identity"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import { Accounts, type MembershipRow } from "../auth/Accounts.js"
+import { Plans } from "../limits/Plans.js"
+import { QuotaEvents } from "../limits/Quota.js"
+
+export const GRACE_DAYS = 30
+
+const membership = (m: MembershipRow) =>
+  new OrgMembership({
+    id: m.id as OrgId,
+    slug: m.slug,
+    name: m.name,
+    role: m.role,
+    created_at: DateTime.unsafeFromDate(m.created_at)
+  })
+
+export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const accounts = yield* Accounts
+    const plans = yield* Plans
+    const quotaEvents = yield* QuotaEvents
+
+    const document = (caller: CallerShape) =>
+      Effect.gen(function* () {
+        const user = yield* accounts.byId(caller.user.id)
+        if (user === undefined) return yield* Effect.dieMessage("caller without a user row")
+        const [account] = yield* sql<{
+          plan_id: string
+        }>`SELECT plan_id FROM accounts WHERE id = ${user.account_id}`.pipe(Effect.orDie)
+        const orgs = yield* accounts.memberships(user.id)
+        const active = caller.org === null ? undefined : orgs.find((o) => o.id === caller.org?.id)
+        return new Me({
+          id: user.id as UserId,
+          email: user.email,
+          name: user.name,
+          email_verified: user.email_verified_at !== null,
+          created_at: DateTime.unsafeFromDate(user.created_at),
+          account_id: user.account_id as AccountId,
+          plan_id: account?.plan_id ?? "free",
+          active_org: active === undefined ? null : membership(active),
+          orgs: orgs.map(membership),
+          auth:
+            caller.credential.kind === "session"
+              ? { kind: "session", scopes: ["full_access"] }
+              : { kind: "token", scopes: caller.credential.scopes },
+          deletion_scheduled_for: user.purge_after === null ? null : DateTime.unsafeFromDate(user.purge_after)
+        })
+      })
+
+    /** Soft delete: the user, their account and its orgs leave every pool now and are purged after the grace. */
+    const scheduleDeletion = (caller: CallerShape) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const accountId = caller.user.accountId
+            yield* sql`
+              UPDATE users SET deleted_at = now(), purge_after = now() + make_interval(days => ${GRACE_DAYS})
+              WHERE id = ${caller.user.id} AND deleted_at IS NULL
+            `
+            yield* sql`
+              UPDATE accounts SET deleted_at = now(), purge_after = now() + make_interval(days => ${GRACE_DAYS})
+              WHERE id = ${accountId} AND deleted_at IS NULL
+            `
+            yield* sql`UPDATE orgs SET deleted_at = now() WHERE account_id = ${accountId} AND deleted_at IS NULL`
+          })
+        )
+        .pipe(Effect.orDie)
+
+    /** Undo a scheduled deletion; the orgs come back only if the plan still allows them (OWNER_ORG_LIMIT). */
+    const restore = (caller: CallerShape) =>
+      Effect.gen(function* () {
+        if (!caller.user.deleted) return
+        const accountId = caller.user.accountId
+        const plan = yield* plans.forAccount(accountId)
+        const outcome = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
+              const [counts] = yield* sql<{ live: number; back: number }>`
+                SELECT count(*) FILTER (WHERE o.deleted_at IS NULL)::int AS live,
+                       count(*) FILTER (WHERE o.deleted_at = a.deleted_at)::int AS back
+                FROM orgs o JOIN accounts a ON a.id = o.account_id
+                WHERE o.account_id = ${accountId}
+              `
+              const live = counts?.live ?? 0
+              const back = counts?.back ?? 0
+              if (live + back > plan.quotas.max_orgs) return { over: true, current: live + back } as const
+              yield* sql`
+                UPDATE orgs o SET deleted_at = NULL FROM accounts a
+                WHERE a.id = o.account_id AND o.account_id = ${accountId} AND o.deleted_at = a.deleted_at
+              `
+              yield* sql`UPDATE accounts SET deleted_at = NULL, purge_after = NULL WHERE id = ${accountId}`
+              yield* sql`UPDATE users SET deleted_at = NULL, purge_after = NULL WHERE id = ${caller.user.id}`
+              return { over: false, current: live + back } as const
+            })
+          )
+          .pipe(Effect.orDie)
+        if (outcome.over) {
+          return yield* Effect.flatMap(
+            quotaEvents.quotaExceeded({
+              accountId,
+              userId: caller.user.id,
+              quota: "max_orgs",
+              current: outcome.current,
+              limit: plan.quotas.max_orgs,
+              plan: plan.id,
+              code: "OWNER_ORG_LIMIT"
+            }),
+            Effect.fail
+          )
+        }
+      })
+
+    return { document, scheduleDeletion, restore }
+  }),
+  dependencies: [Accounts.Default, Plans.Default, QuotaEvents.Default]
+}) {}
+
+export const notFound = (what: string) => ApiError.make("NOT_FOUND", `No such ${what}`)
