@@ -8,6 +8,7 @@ import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as Layer from "effect/Layer"
 import { Accounts } from "./auth/Accounts.js"
@@ -101,10 +102,13 @@ const http = (config: Config.Values) => {
   )
 }
 
-/** Everything a process of the given configuration runs; the output names the bound HTTP address. */
-export const layer = (config: Config.Values): Layer.Layer<HttpServer.HttpServer, unknown> =>
+/**
+ * Everything a process of the given configuration runs. The output names the bound HTTP address and the
+ * database client (for tools and tests that run beside the service).
+ */
+export const layer = (config: Config.Values): Layer.Layer<HttpServer.HttpServer | SqlClient.SqlClient, unknown> =>
   http(config).pipe(
-    Layer.provide(Database.layer),
+    Layer.provideMerge(Database.layer),
     Layer.provide(Lifecycle.Default),
     Layer.provide(Config.layer(config)),
     Layer.provide(Logging.layer(config))

@@ -3,6 +3,7 @@
  */
 
 import { readFileSync } from "node:fs"
+import * as HttpServer from "@effect/platform/HttpServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -47,6 +48,15 @@ export const fromEnv = (env: Readonly<Record<string, string | undefined>>): Valu
   return result.right
 }
 
-/** The origin links are built on, without a trailing slash (`auth.public_base_url`, derived from the port). */
-export const publicBaseUrl = (values: Values): string =>
-  (values["auth.public_base_url"] ?? `http://localhost:${values["server.port"]}`).replace(/\/+$/, "")
+/**
+ * The origin links are built on, without a trailing slash: `auth.public_base_url`, or else this host at the
+ * port the server actually bound (which differs from `server.port` when that is 0).
+ */
+export const publicBaseUrl: Effect.Effect<string, never, AppConfig | HttpServer.HttpServer> = Effect.gen(function* () {
+  const values = yield* AppConfig
+  const configured = values["auth.public_base_url"]
+  if (configured !== undefined && values["server.port"] !== 0) return configured.replace(/\/+$/, "")
+  const address = (yield* HttpServer.HttpServer).address
+  const port = address._tag === "TcpAddress" ? address.port : values["server.port"]
+  return (configured ?? `http://localhost:${port}`).replace(/\/+$/, "").replace(/:0$/, `:${port}`)
+})

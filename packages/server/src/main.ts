@@ -61,7 +61,8 @@ const config = Either.getOrElse(
 const announce = Effect.gen(function* () {
   const address = (yield* HttpServer.HttpServer).address
   const listening = address._tag === "TcpAddress" ? `${address.hostname}:${address.port}` : address.path
-  yield* Effect.logInfo(`Signalman is up (role ${config.role}): open ${config["auth.public_base_url"]}`).pipe(
+  const url = yield* Config.publicBaseUrl.pipe(Effect.provideService(Config.AppConfig, config))
+  yield* Effect.logInfo(`Signalman is up (role ${config.role}): open ${url}`).pipe(
     Effect.annotateLogs({ listening, role: config.role })
   )
 })

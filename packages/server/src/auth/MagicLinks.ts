@@ -65,7 +65,7 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("Signalman/MagicLin
     const decode = Schema.decodeUnknown(Schema.Array(LinkRow))
     const expiryMinutes = config["auth.magic_link.expiry_minutes"]
     const throttleSecs = config["auth.magic_link.rate_limit_seconds"]
-    const base = publicBaseUrl(config)
+    const base = yield* publicBaseUrl
 
     const mail = (email: string, token: string, code: string) =>
       mailer

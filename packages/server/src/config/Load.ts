@@ -85,9 +85,5 @@ export const resolve = (sources: Sources): Either.Either<Values, ConfigError> =>
     }
     out[key] = parsed.right
   }
-  // Derived default: the public base URL follows the port unless set.
-  if (out["auth.public_base_url"] === undefined) {
-    out["auth.public_base_url"] = `http://localhost:${String(out["server.port"])}`
-  }
   return Either.right(out as Values)
 }

@@ -12,7 +12,7 @@ import * as Schema from "effect/Schema"
 import { isPlausibleEmail, normalizeEmail } from "../auth/Accounts.js"
 import { Mailer } from "../auth/Mailer.js"
 import { randomSecret, sha256 } from "../auth/Secrets.js"
-import { AppConfig, publicBaseUrl } from "../Config.js"
+import { publicBaseUrl } from "../Config.js"
 import { uuidv7 } from "../Ids.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
@@ -71,8 +71,7 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
     const plans = yield* Plans
     const quotaEvents = yield* QuotaEvents
     const mailer = yield* Mailer
-    const config = yield* AppConfig
-    const base = publicBaseUrl(config)
+    const base = yield* publicBaseUrl
     const decodeInvitations = Schema.decodeUnknown(Schema.Array(InvitationRow))
 
     const create = (caller: CallerShape, input: { readonly name: string; readonly slug: string }) =>

@@ -3,6 +3,7 @@
  * its graceful shutdown) when the test file's layer closes.
  */
 import * as HttpServer from "@effect/platform/HttpServer"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -12,6 +13,8 @@ import * as TestDatabase from "./TestDatabase.js"
 
 export interface Running {
   readonly baseUrl: string
+  /** The server's own database client, for a test to arrange or inspect state. */
+  readonly sql: SqlClient.SqlClient
   readonly database: TestDatabase.TestDatabase
   readonly config: Config.Values
 }
@@ -33,7 +36,8 @@ export const start = (env: Record<string, string> = {}, database?: TestDatabase.
     const context = yield* Layer.build(App.layer(config))
     const address = Context.get(context, HttpServer.HttpServer).address
     if (address._tag !== "TcpAddress") return yield* Effect.die(new Error("expected a TCP address"))
-    return { baseUrl: `http://127.0.0.1:${address.port}`, database: db, config }
+    const sql = yield* Effect.provide(SqlClient.SqlClient, context)
+    return { baseUrl: `http://127.0.0.1:${address.port}`, sql, database: db, config }
   })
 
 export const layer = (env: Record<string, string> = {}): Layer.Layer<TestServer, unknown> =>
