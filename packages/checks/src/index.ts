@@ -21,12 +21,22 @@ export const probedKinds: ReadonlyArray<CheckKind> = ["http", "tcp", "ping", "dn
  * @since 0.1.0
  */
 export * as AddressGuard from "./AddressGuard.js"
-
+/**
+ * @since 0.1.0
+ */
+export * as Dns from "./Dns.js"
+/**
+ * @since 0.1.0
+ */
+export * as DomainExpiry from "./DomainExpiry.js"
+/**
+ * @since 0.1.0
+ */
+export * as Ping from "./Ping.js"
 /**
  * @since 0.1.0
  */
 export * as ProbeSettings from "./ProbeSettings.js"
-
 /**
  * @since 0.1.0
  */
