@@ -27,10 +27,13 @@ const client = Layer.unwrapScoped(
       yield* Effect.logInfo("Using PostgreSQL").pipe(Effect.annotateLogs("database", redactUrl(url)))
       return PgClient.layer({ ...common, url: Redacted.make(url) })
     }
-    const embedded = yield* Embedded.start(config.data_dir, config["database.max_connections"] + 2)
+    const embedded = yield* Embedded.start(config.data_dir, 4)
     yield* Effect.logInfo("Using the embedded database").pipe(Effect.annotateLogs("data_dir", config.data_dir))
     return PgClient.layer({
       ...common,
+      // PGlite runs one query at a time anyway, and its socket server can interleave the extended-protocol
+      // messages of concurrent connections ("portal does not exist"): one connection serialises them cleanly.
+      maxConnections: 1,
       host: embedded.socketDir,
       port: embedded.port,
       database: "postgres",

@@ -28,7 +28,7 @@ export const start = (env: Record<string, string> = {}, database?: TestDatabase.
     const config = Config.fromEnv({
       HOST: "127.0.0.1",
       PORT: "0",
-      LOG__LEVEL: "error",
+      LOG__LEVEL: process.env["TEST_LOG_LEVEL"] ?? "error",
       SERVER__SHUTDOWN_GRACE_SECS: "2",
       ...db.env,
       ...env

@@ -1,0 +1,543 @@
+/**
+ * Who may do what: API tokens, sessions, CSRF, org binding, orgs and invitations, and the limits around them.
+ */
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Browser from "../support/Browser.js"
+import * as Http from "../support/Http.js"
+import { bearer, mintToken, signIn, uniqueEmail } from "../support/Identity.js"
+import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import * as TestDatabase from "../support/TestDatabase.js"
+import * as TestServer from "../support/TestServer.js"
+
+const environment = (settings: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const smtp = yield* SmtpCatcher.make
+    const server = yield* TestServer.start({
+      MAIL__SMTP_URL: smtp.url,
+      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+      PLAN_CACHE_TTL_SECS: "1",
+      ...settings
+    })
+    return { server, smtp }
+  })
+
+const code = (reply: Http.Reply) => Http.envelope(reply).code
+
+describe(`access control (${TestDatabase.kind} database)`, () => {
+  it.scopedLive("no credentials, a malformed, unknown, revoked or expired token, or a bad cookie is 401", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      const alice = yield* signIn(server, smtp)
+      const token = yield* mintToken(alice)
+      const short = yield* mintToken(alice, { name: "short", expires_in_days: 1 })
+
+      expect(code(yield* Http.request(`${server.baseUrl}/api/v1/me`))).toBe("UNAUTHENTICATED")
+      for (const value of [
+        "sm_live_short",
+        `sm_live_${"A".repeat(43)}`,
+        `${token.token.slice(0, -1)}${token.token.endsWith("A") ? "B" : "A"}`,
+        token.token.replace("sm_live_", "sm_agent_"),
+        ""
+      ]) {
+        const reply = yield* bearer(server, value, "/api/v1/me")
+        expect(reply.status, value).toBe(401)
+        expect(code(reply)).toBe("UNAUTHENTICATED")
+      }
+      for (const cookie of ["_sm_session=garbage", `_sm_session=${"a".repeat(43)}`, "_sm_session="]) {
+        const reply = yield* Http.request(`${server.baseUrl}/api/v1/me`, { headers: { cookie } })
+        expect(reply.status, cookie).toBe(401)
+      }
+
+      // A token works until revoked, and the revoke takes effect at once (the verification cache drops it).
+      expect((yield* bearer(server, token.token, "/api/v1/me")).status).toBe(200)
+      expect((yield* alice.browser.request(`/api/v1/me/api-tokens/${token.id}`, { method: "DELETE" })).status).toBe(204)
+      expect(code(yield* bearer(server, token.token, "/api/v1/me"))).toBe("UNAUTHENTICATED")
+
+      // Expiry: an expired token authenticates as invalid.
+      expect((yield* bearer(server, short.token, "/api/v1/me")).status).toBe(200)
+      yield* server.sql`UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = ${short.id}`
+      expect(code(yield* bearer(server, short.token, "/api/v1/me"))).toBe("UNAUTHENTICATED")
+
+      const failed = yield* server.sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM auth_attempts WHERE method = 'api_token' AND NOT success AND failure_reason = 'invalid_token'
+      `
+      expect(failed[0]?.n).toBeGreaterThanOrEqual(7)
+    })
+  )
+
+  it.scopedLive("token management is session-only: a bearer token cannot list, mint, rename or revoke tokens", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      const alice = yield* signIn(server, smtp)
+      const token = yield* mintToken(alice)
+      const json = { "content-type": "application/json" }
+      for (const [method, path, body] of [
+        ["GET", "/api/v1/me/api-tokens", undefined],
+        ["POST", "/api/v1/me/api-tokens", JSON.stringify({ name: "x", scopes: [] })],
+        ["PATCH", `/api/v1/me/api-tokens/${token.id}`, JSON.stringify({ name: "y" })],
+        ["DELETE", `/api/v1/me/api-tokens/${token.id}`, undefined],
+        ["GET", "/api/v1/me/sessions", undefined],
+        ["DELETE", "/api/v1/me", undefined]
+      ] as const) {
+        const reply = yield* bearer(server, token.token, path, {
+          method,
+          ...(body === undefined ? {} : { body, headers: json })
+        })
+        expect(reply.status, `${method} ${path}`).toBe(403)
+        expect(code(reply)).toBe("SESSION_REQUIRED")
+      }
+    })
+  )
+
+  it.scopedLive("a state-changing cookie request without X-Requested-With: signalman is 403 CSRF_REQUIRED", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      const alice = yield* signIn(server, smtp)
+      for (const header of [undefined, "XMLHttpRequest", "Signalman", "signalmanx", ""]) {
+        const reply = yield* alice.browser.request("/api/v1/me/api-tokens", {
+          csrf: false,
+          json: { name: "x", scopes: [] },
+          ...(header === undefined ? {} : { headers: { "x-requested-with": header } })
+        })
+        expect(reply.status, String(header)).toBe(403)
+        expect(code(reply)).toBe("CSRF_REQUIRED")
+      }
+      // Reads need no header; bearer requests never do.
+      expect((yield* alice.browser.request("/api/v1/me", { csrf: false })).status).toBe(200)
+      const token = yield* mintToken(alice)
+      const viaBearer = yield* bearer(server, token.token, "/api/v1/support", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ subject: "hi", message: "hello" })
+      })
+      expect(viaBearer.status).toBe(204)
+    })
+  )
+
+  it.scopedLive("token create: expiry 1 to 365 days, a foreign org is 404, unknown scopes are dropped", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      const alice = yield* signIn(server, smtp)
+      const bob = yield* signIn(server, smtp)
+      for (const days of [0, 366, 1.5]) {
+        const reply = yield* alice.browser.request("/api/v1/me/api-tokens", {
+          json: { name: "x", scopes: [], expires_in_days: days }
+        })
+        expect(reply.status, String(days)).toBe(400)
+        expect(Http.envelope(reply)).toMatchObject({ code: "VALIDATION_FAILED", field: "expires_in_days" })
+      }
+      const bobsOrg = ((yield* bob.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string }> }).orgs[0]?.id
+      const foreign = yield* alice.browser.request("/api/v1/me/api-tokens", {
+        json: { name: "x", scopes: [], org_id: bobsOrg }
+      })
+      expect(foreign.status).toBe(404)
+      expect(Http.envelope(foreign)).toMatchObject({ code: "NOT_FOUND", field: "org_id" })
+      const unknownKey = yield* alice.browser.request("/api/v1/me/api-tokens", {
+        json: { name: "x", scopes: [], scope: "x" }
+      })
+      expect(unknownKey.status).toBe(422)
+      expect(Http.envelope(unknownKey)).toMatchObject({ code: "INVALID_JSON", field: "scope" })
+      // Someone else's token id is the same 404 as a missing one.
+      const bobs = yield* mintToken(bob)
+      const renamed = yield* alice.browser.request(`/api/v1/me/api-tokens/${bobs.id}`, {
+        method: "PATCH",
+        json: { name: "mine now" }
+      })
+      expect(renamed.status).toBe(404)
+    })
+  )
+
+  it.scopedLive("concurrent token creation at the per-user cap settles exactly at the cap", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      const alice = yield* signIn(server, smtp)
+      const replies = yield* Effect.forEach(
+        Array.from({ length: 9 }, (_, i) => i),
+        (i) => alice.browser.request("/api/v1/me/api-tokens", { json: { name: `t${i}`, scopes: [] } }),
+        { concurrency: "unbounded" }
+      )
+      const created = replies.filter((r) => r.status === 201)
+      const other = replies.filter((r) => r.status !== 201 && r.status !== 422)
+      expect(other.map((r) => `${r.status} ${r.text}`)).toEqual([])
+      const refused = replies.filter((r) => r.status === 422)
+      expect(created).toHaveLength(5)
+      expect(refused).toHaveLength(4)
+      const error = Http.envelope(refused[0] ?? replies[0]!)
+      expect(error).toMatchObject({
+        code: "QUOTA_EXCEEDED",
+        field: null,
+        details: { quota: "max_api_tokens_per_user", current: 5, limit: 5, plan: "free" }
+      })
+      expect(error.message).toContain("max_api_tokens_per_user")
+      const usage = yield* alice.browser.request("/api/v1/me/usage")
+      expect(usage.json).toEqual({ api_tokens: { current: 5, limit: 5 }, owned_orgs: { current: 1, limit: 1 } })
+      const events = yield* server.sql<{
+        n: number
+      }>`SELECT count(*)::int AS n FROM quota_events WHERE name = 'max_api_tokens_per_user'`
+      expect(events[0]?.n).toBe(4)
+    })
+  )
+
+  it.scopedLive("org binding: bound tokens act on their org only; the header must name an org of the caller", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      yield* server.sql`UPDATE plans SET max_orgs = 3 WHERE id = 'free'`
+      const alice = yield* signIn(server, smtp)
+      const bob = yield* signIn(server, smtp)
+      const second = yield* alice.browser.request("/api/v1/orgs", {
+        json: { name: "Second", slug: `second-${Date.now()}` }
+      })
+      expect(second.status).toBe(201)
+      const secondOrg = second.json as { id: string; slug: string }
+      const me = (yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string; slug: string }> }
+      const first = me.orgs.find((o) => o.id !== secondOrg.id)
+      assert.isDefined(first)
+      const bobsSlug = ((yield* bob.browser.request("/api/v1/me")).json as { orgs: Array<{ slug: string }> }).orgs[0]
+        ?.slug
+
+      const bound = yield* mintToken(alice, { org_id: first?.id })
+      const unbound = yield* mintToken(alice)
+      const active = (reply: Http.Reply) => (reply.json as { active_org: { slug: string } | null }).active_org?.slug
+
+      expect(active(yield* bearer(server, bound.token, "/api/v1/me"))).toBe(first?.slug)
+      expect(
+        active(yield* bearer(server, bound.token, "/api/v1/me", { headers: { "x-signalman-org": first?.slug ?? "" } }))
+      ).toBe(first?.slug)
+      const mismatch = yield* bearer(server, bound.token, "/api/v1/me", {
+        headers: { "x-signalman-org": secondOrg.slug }
+      })
+      expect(mismatch.status).toBe(403)
+      expect(Http.envelope(mismatch)).toMatchObject({ code: "ORG_HEADER_MISMATCH", field: "X-Signalman-Org" })
+
+      expect(active(yield* bearer(server, unbound.token, "/api/v1/me"))).toBeUndefined()
+      expect(
+        active(yield* bearer(server, unbound.token, "/api/v1/me", { headers: { "x-signalman-org": secondOrg.slug } }))
+      ).toBe(secondOrg.slug)
+      for (const header of ["NOT A SLUG", "no-such-org-anywhere", bobsSlug ?? "x"]) {
+        const reply = yield* bearer(server, unbound.token, "/api/v1/me", { headers: { "x-signalman-org": header } })
+        expect(reply.status, header).toBe(400)
+        expect(Http.envelope(reply)).toMatchObject({ code: "ORG_HEADER_INVALID", field: "X-Signalman-Org" })
+      }
+      // A bound token with an unknown org in the header: the header is checked first.
+      const invalid = yield* bearer(server, bound.token, "/api/v1/me", {
+        headers: { "x-signalman-org": "no-such-org-anywhere" }
+      })
+      expect(code(invalid)).toBe("ORG_HEADER_INVALID")
+    })
+  )
+
+  it.scopedLive("sessions: list, revoke one, logout, logout-all", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      const alice = yield* signIn(server, smtp)
+      const laptop = yield* signIn(server, smtp, alice.email)
+      const phone = yield* signIn(server, smtp, alice.email)
+      const listed = (yield* alice.browser.request("/api/v1/me/sessions")).json as {
+        data: Array<{ id: string; current: boolean }>
+      }
+      expect(listed.data).toHaveLength(3)
+      expect(listed.data.filter((s) => s.current)).toHaveLength(1)
+      const laptopId = (
+        (yield* laptop.browser.request("/api/v1/me/sessions")).json as { data: Array<{ id: string; current: boolean }> }
+      ).data.find((s) => s.current)?.id
+      expect((yield* alice.browser.request(`/api/v1/me/sessions/${laptopId}`, { method: "DELETE" })).status).toBe(204)
+      expect((yield* laptop.browser.request("/api/v1/me")).status).toBe(401)
+      expect((yield* alice.browser.request(`/api/v1/me/sessions/${laptopId}`, { method: "DELETE" })).status).toBe(404)
+
+      expect((yield* phone.browser.request("/auth/logout", { method: "POST" })).status).toBe(204)
+      expect(phone.browser.cookies.has("_sm_session")).toBe(false)
+      const token = yield* mintToken(alice)
+      expect((yield* alice.browser.request("/auth/logout-all", { method: "POST" })).status).toBe(204)
+      expect((yield* alice.browser.request("/api/v1/me")).status).toBe(401)
+      // Signing out ends sessions, not API tokens.
+      expect((yield* bearer(server, token.token, "/api/v1/me")).status).toBe(200)
+    })
+  )
+
+  it.scopedLive(
+    "orgs: create with SLUG_TAKEN, OWNER_ORG_LIMIT at max_orgs, concurrent creates settle at the limit",
+    () =>
+      Effect.gen(function* () {
+        const { server, smtp } = yield* environment()
+        const alice = yield* signIn(server, smtp)
+        const full = yield* alice.browser.request("/api/v1/orgs", {
+          json: { name: "More", slug: `more-${Date.now()}` }
+        })
+        expect(full.status).toBe(422)
+        expect(Http.envelope(full)).toMatchObject({
+          code: "OWNER_ORG_LIMIT",
+          details: { quota: "max_orgs", current: 1, limit: 1, plan: "free" }
+        })
+        yield* server.sql`UPDATE plans SET max_orgs = 3 WHERE id = 'free'`
+        yield* Effect.sleep("1100 millis")
+        const taken = ((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ slug: string }> }).orgs[0]
+          ?.slug
+        const clash = yield* alice.browser.request("/api/v1/orgs", { json: { name: "Clash", slug: taken } })
+        expect(clash.status).toBe(409)
+        expect(Http.envelope(clash)).toMatchObject({ code: "SLUG_TAKEN", field: "slug" })
+        const bad = yield* alice.browser.request("/api/v1/orgs", { json: { name: "Bad", slug: "Not_A_Slug" } })
+        expect(Http.envelope(bad)).toMatchObject({ code: "VALIDATION_FAILED", field: "slug" })
+
+        const stamp = Date.now()
+        const replies = yield* Effect.forEach(
+          Array.from({ length: 6 }, (_, i) => i),
+          (i) => alice.browser.request("/api/v1/orgs", { json: { name: `Org ${i}`, slug: `race-${stamp}-${i}` } }),
+          { concurrency: "unbounded" }
+        )
+        expect(replies.filter((r) => r.status === 201)).toHaveLength(2)
+        expect(replies.filter((r) => r.status === 422).every((r) => code(r) === "OWNER_ORG_LIMIT")).toBe(true)
+        const orgs = yield* server.sql<{
+          n: number
+        }>`SELECT count(*)::int AS n FROM orgs o JOIN users u ON u.account_id = o.account_id WHERE u.email = ${alice.email}`
+        expect(orgs[0]?.n).toBe(3)
+      })
+  )
+
+  it.scopedLive("org reads and usage: a non-member gets the same 404 as for no org at all", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      const alice = yield* signIn(server, smtp)
+      const bob = yield* signIn(server, smtp)
+      const aliceOrg = ((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string }> }).orgs[0]
+        ?.id
+      const usage = yield* alice.browser.request(`/api/v1/orgs/${aliceOrg}/usage`)
+      expect(usage.status).toBe(200)
+      const body = usage.json as {
+        plan: { id: string }
+        quotas: Record<string, { current: number; limit: number }>
+        policy: Record<string, number>
+        rates: Record<string, number>
+        flags: Record<string, boolean>
+      }
+      expect(body.plan.id).toBe("free")
+      expect(body.quotas["max_orgs"]).toEqual({ current: 1, limit: 1 })
+      expect(body.quotas["max_members"]).toEqual({ current: 1, limit: 3 })
+      expect(body.quotas["max_targets"]).toEqual({ current: 0, limit: 20 })
+      expect(body.policy["min_check_interval_secs"]).toBe(180)
+      expect(body.rates["api_writes_per_minute"]).toBe(600)
+      expect(body.flags["private_pages_enabled"]).toBe(false)
+
+      const foreign = yield* bob.browser.request(`/api/v1/orgs/${aliceOrg}/usage`)
+      const missing = yield* bob.browser.request("/api/v1/orgs/01234567-89ab-7def-8123-456789abcdef/usage")
+      expect(foreign.status).toBe(404)
+      expect(missing.status).toBe(404)
+      expect(Http.envelope(foreign).message).toBe(Http.envelope(missing).message)
+      expect((yield* bob.browser.request(`/api/v1/orgs/${aliceOrg}`)).status).toBe(404)
+      expect(code(yield* bob.browser.request("/api/v1/orgs/not-a-uuid"))).toBe("VALIDATION_FAILED")
+    })
+  )
+
+  it.scopedLive(
+    "invitations: issue, list, dedupe, revoke, accept with the matching address, decline, the pending cap",
+    () =>
+      Effect.gen(function* () {
+        const { server, smtp } = yield* environment()
+        const owner = yield* signIn(server, smtp)
+        const orgId = ((yield* owner.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string }> }).orgs[0]?.id
+        const inviteeEmail = uniqueEmail("invitee")
+        const invite = (email: string) =>
+          owner.browser.request(`/api/v1/orgs/${orgId}/invitations`, { json: { email } })
+
+        const first = yield* invite(inviteeEmail.toUpperCase())
+        expect(first.status).toBe(201)
+        expect((first.json as { email: string }).email).toBe(inviteeEmail)
+        expect((yield* invite(inviteeEmail)).status).toBe(201)
+        const mails = yield* Effect.promise(() => smtp.waitFor(inviteeEmail, 2))
+        const listed = (yield* owner.browser.request(`/api/v1/orgs/${orgId}/invitations`)).json as {
+          data: Array<{ id: string }>
+        }
+        expect(listed.data).toHaveLength(1)
+        const token = /accept\?token=([A-Za-z0-9_-]+)/.exec(mails[1]?.text ?? "")?.[1]
+        const staleToken = /accept\?token=([A-Za-z0-9_-]+)/.exec(mails[0]?.text ?? "")?.[1]
+        assert.isDefined(token)
+
+        // A member cannot invite; the wrong person cannot accept; the answer never says whether a token exists.
+        const stranger = yield* signIn(server, smtp)
+        const wrong = yield* stranger.browser.request("/api/v1/invitations/accept", { json: { token } })
+        expect(wrong.status).toBe(404)
+        expect(
+          code(yield* stranger.browser.request("/api/v1/invitations/accept", { json: { token: "nonsense" } }))
+        ).toBe("NOT_FOUND")
+        expect(Http.envelope(wrong).message).toBe("No such invitation")
+
+        const invitee = yield* signIn(server, smtp, inviteeEmail)
+        expect(
+          (yield* invitee.browser.request("/api/v1/invitations/accept", { json: { token: staleToken } })).status
+        ).toBe(404)
+        const joined = yield* invitee.browser.request("/api/v1/invitations/accept", { json: { token } })
+        expect(joined.status).toBe(200)
+        expect((joined.json as { id: string; role: string }).id).toBe(orgId)
+        expect((joined.json as { role: string }).role).toBe("member")
+        expect(
+          ((yield* invitee.browser.request("/api/v1/me")).json as { active_org: { id: string } }).active_org.id
+        ).toBe(orgId)
+        expect((yield* invitee.browser.request("/api/v1/invitations/accept", { json: { token } })).status).toBe(404)
+
+        const memberInvites = yield* invitee.browser.request(`/api/v1/orgs/${orgId}/invitations`, {
+          json: { email: uniqueEmail("x") }
+        })
+        expect(memberInvites.status).toBe(403)
+        expect(code(memberInvites)).toBe("OWNER_REQUIRED")
+        expect(code(yield* invite(inviteeEmail))).toBe("ALREADY_MEMBER")
+
+        // Decline needs no account and answers alike for any token.
+        const declinable = uniqueEmail("decliner")
+        yield* invite(declinable)
+        const declineToken = /decline\?token=([A-Za-z0-9_-]+)/.exec(
+          (yield* Effect.promise(() => smtp.waitFor(declinable)))[0]?.text ?? ""
+        )?.[1]
+        for (const t of [declineToken, "nonsense"]) {
+          const reply = yield* Http.request(`${server.baseUrl}/api/v1/invitations/decline`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ token: t })
+          })
+          expect(reply.status).toBe(204)
+        }
+        const pending = (yield* owner.browser.request(`/api/v1/orgs/${orgId}/invitations`)).json as {
+          data: Array<unknown>
+        }
+        expect(pending.data).toHaveLength(0)
+
+        // The pending cap is per account (free: 10).
+        for (let i = 0; i < 10; i++) expect((yield* invite(uniqueEmail(`p${i}`))).status).toBe(201)
+        const over = yield* invite(uniqueEmail("eleventh"))
+        expect(over.status).toBe(409)
+        expect(Http.envelope(over)).toMatchObject({
+          code: "INVITATIONS_LIMIT",
+          details: { quota: "max_pending_invitations", current: 10, limit: 10 }
+        })
+        const anyPending = (
+          (yield* owner.browser.request(`/api/v1/orgs/${orgId}/invitations`)).json as { data: Array<{ id: string }> }
+        ).data[0]
+        expect(
+          (yield* owner.browser.request(`/api/v1/orgs/${orgId}/invitations/${anyPending?.id}`, { method: "DELETE" }))
+            .status
+        ).toBe(204)
+        expect((yield* invite(uniqueEmail("now-fits"))).status).toBe(201)
+      })
+  )
+
+  it.scopedLive(
+    "a seat race: two invitees accepting for the last seat, one joins and the other keeps its invitation",
+    () =>
+      Effect.gen(function* () {
+        const { server, smtp } = yield* environment()
+        const owner = yield* signIn(server, smtp)
+        const orgId = ((yield* owner.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string }> }).orgs[0]?.id
+        // free: 3 people. The owner and one member leave one seat.
+        const member = uniqueEmail("member")
+        yield* owner.browser.request(`/api/v1/orgs/${orgId}/invitations`, { json: { email: member } })
+        const memberToken = /accept\?token=([A-Za-z0-9_-]+)/.exec(
+          (yield* Effect.promise(() => smtp.waitFor(member)))[0]?.text ?? ""
+        )?.[1]
+        const m = yield* signIn(server, smtp, member)
+        expect((yield* m.browser.request("/api/v1/invitations/accept", { json: { token: memberToken } })).status).toBe(
+          200
+        )
+
+        const racers = [uniqueEmail("r1"), uniqueEmail("r2")]
+        const tokens: Array<string> = []
+        for (const email of racers) {
+          yield* owner.browser.request(`/api/v1/orgs/${orgId}/invitations`, { json: { email } })
+          tokens.push(
+            /accept\?token=([A-Za-z0-9_-]+)/.exec(
+              (yield* Effect.promise(() => smtp.waitFor(email)))[0]?.text ?? ""
+            )?.[1] ?? ""
+          )
+        }
+        const people = yield* Effect.forEach(racers, (email) => signIn(server, smtp, email))
+        const replies = yield* Effect.forEach(
+          people,
+          (p, i) => p.browser.request("/api/v1/invitations/accept", { json: { token: tokens[i] } }),
+          { concurrency: "unbounded" }
+        )
+        expect(replies.map((r) => r.status).sort()).toEqual([200, 422])
+        const loser = replies.find((r) => r.status === 422)
+        expect(Http.envelope(loser!)).toMatchObject({
+          code: "QUOTA_EXCEEDED",
+          details: { quota: "max_members", limit: 3 }
+        })
+        const unconsumed = yield* server.sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM invitations WHERE org_id = ${orgId ?? ""} AND accepted_at IS NULL AND revoked_at IS NULL
+      `
+        expect(unconsumed[0]?.n).toBe(1)
+      })
+  )
+
+  it.scopedLive("rate budgets: 429 RATE_LIMITED with Retry-After and RateLimit-*, per account then per user", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      const alice = yield* signIn(server, smtp)
+      const token = yield* mintToken(alice)
+      yield* server.sql`UPDATE plans SET api_reads_per_minute = 5 WHERE id = 'free'`
+      yield* Effect.sleep("1100 millis")
+      const statuses: Array<number> = []
+      let limited: Http.Reply | undefined
+      for (let i = 0; i < 8; i++) {
+        const reply = yield* bearer(server, token.token, "/api/v1/me")
+        statuses.push(reply.status)
+        if (reply.status === 429) limited = reply
+      }
+      expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(5)
+      assert.isDefined(limited)
+      const error = Http.envelope(limited!)
+      expect(error.code).toBe("RATE_LIMITED")
+      expect(error.details["scope"]).toBe("per_account_api_reads")
+      const retry = Number(limited!.headers.get("retry-after"))
+      expect(retry).toBeGreaterThanOrEqual(1)
+      expect(retry).toBeLessThanOrEqual(60)
+      expect(error.details["retry_after_secs"]).toBe(retry)
+      expect(limited!.headers.get("ratelimit-limit")).toBe("5")
+      expect(limited!.headers.get("ratelimit-remaining")).toBe("0")
+      // Writes have their own budget, and the support form its fixed one of 2 a minute.
+      const support = (i: number) =>
+        bearer(server, token.token, "/api/v1/support", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ subject: `s${i}`, message: "help" })
+        })
+      expect((yield* support(1)).status).toBe(204)
+      expect((yield* support(2)).status).toBe(204)
+      const third = yield* support(3)
+      expect(third.status).toBe(429)
+      expect(Http.envelope(third).details["scope"]).toBe("per_account_support")
+      const logged = yield* server.sql<{
+        name: string
+      }>`SELECT DISTINCT name FROM quota_events WHERE kind = 'rate' ORDER BY name`
+      expect(logged.map((r) => r.name)).toEqual(["per_account_api_reads", "per_account_support"])
+    })
+  )
+
+  it.scopedLive(
+    "deleting the account: 30-day grace, everything but /me and restore refused, restore brings it back",
+    () =>
+      Effect.gen(function* () {
+        const { server, smtp } = yield* environment()
+        const alice = yield* signIn(server, smtp)
+        const token = yield* mintToken(alice)
+        const deleted = yield* alice.browser.request("/api/v1/me", { method: "DELETE" })
+        expect(deleted.status).toBe(200)
+        const when = Date.parse((deleted.json as { deletion_scheduled_for: string }).deletion_scheduled_for)
+        expect(Math.round((when - Date.now()) / 86_400_000)).toBe(30)
+        expect(code(yield* alice.browser.request("/api/v1/me/api-tokens"))).toBe("ACCOUNT_PENDING_DELETION")
+        expect(code(yield* bearer(server, token.token, "/api/v1/me"))).toBe("UNAUTHENTICATED")
+        expect((yield* alice.browser.request("/api/v1/me")).status).toBe(200)
+
+        // Signing in again lands on the restore page.
+        const again = Browser.make(server.baseUrl)
+        yield* again.request("/auth/magic-link/request", { json: { email: alice.email } })
+        const mails = yield* Effect.promise(() => smtp.waitFor(alice.email, 2))
+        const link = new URL(SmtpCatcher.magicLinkOf(mails[1]!).link)
+        const landed = yield* again.request(`${link.pathname}${link.search}`)
+        expect(landed.headers.get("location")).toBe("/account/restore")
+
+        const restored = yield* alice.browser.request("/api/v1/me/restore", { method: "POST" })
+        expect(restored.status).toBe(200)
+        expect((restored.json as { deletion_scheduled_for: string | null }).deletion_scheduled_for).toBeNull()
+        expect((yield* bearer(server, token.token, "/api/v1/me")).status).toBe(200)
+        expect(((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<unknown> }).orgs).toHaveLength(1)
+      })
+  )
+})
