@@ -37,6 +37,7 @@ import { RateBudgets } from "./limits/RateBudgets.js"
 import * as MeHttp from "./me/Http.js"
 import { MeService } from "./me/Me.js"
 import * as Operations from "./operations/Http.js"
+import * as OperatorHttp from "./operator/Http.js"
 import * as OrgsHttp from "./orgs/Http.js"
 import { Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
@@ -81,8 +82,15 @@ const http = (config: Config.Values) => {
             Pages.layer
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
-            Layer.provide([Operations.layer, AuthHttp.layer, MeHttp.layer, OrgsHttp.layer, OrgsHttp.publicLayer]),
-            Layer.provide(Authentication.layer),
+            Layer.provide([
+              Operations.layer,
+              AuthHttp.layer,
+              MeHttp.layer,
+              OrgsHttp.layer,
+              OrgsHttp.publicLayer,
+              OperatorHttp.layer
+            ]),
+            Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
             Layer.provide(identity)
           ),
           {

@@ -11,6 +11,7 @@ import { AuthApi } from "./Auth.js"
 import { MeApi } from "./Me.js"
 import { finalize } from "./OpenApiDocument.js"
 import { OperationsApi } from "./Operations.js"
+import { OperatorApi } from "./Operator.js"
 import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
 
 /**
@@ -23,6 +24,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(MeApi)
   .add(OrgsApi)
   .add(InvitationsPublicApi)
+  .add(OperatorApi)
   // Errors any route can answer with, whatever its own errors: malformed bodies, unknown routes, server faults.
   .addError(ApiError.Wire.BadRequest)
   .addError(ApiError.Wire.Unauthorized)
