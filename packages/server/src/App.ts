@@ -41,6 +41,8 @@ import * as OperatorHttp from "./operator/Http.js"
 import * as OrgsHttp from "./orgs/Http.js"
 import { Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
+import * as InvitationPages from "./orgs/Pages.js"
+import * as Sweepers from "./workers/Sweepers.js"
 
 export const DOCS_PATH = "/docs"
 
@@ -79,7 +81,8 @@ const http = (config: Config.Values) => {
           Layer.mergeAll(
             OpenApiRoute.layer(SignalmanApi),
             HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } }),
-            Pages.layer
+            Pages.layer,
+            InvitationPages.layer
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
             Layer.provide([
@@ -98,11 +101,14 @@ const http = (config: Config.Values) => {
             extraRoutes: [
               { method: "GET", path: DOCS_PATH, body: "none" },
               { method: "GET", path: OpenApiRoute.PATH, body: "none" },
-              ...Pages.routes
+              ...Pages.routes,
+              ...InvitationPages.routes
             ]
           }
         )
-  return Shutdown.layer(server).pipe(
+  // Background work: the worker role and the all-in-one process run it; an api process never does.
+  const work = config.role === "api" ? Layer.empty : Sweepers.layer
+  return Layer.merge(Shutdown.layer(server), work).pipe(
     Layer.provide(serve),
     // No trace exporter is configured, so a span per request would be work nobody reads.
     Layer.provide(Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)),

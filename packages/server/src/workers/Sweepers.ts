@@ -1,0 +1,98 @@
+/**
+ * Sweepers: deletes of rows nothing will read again (auth-and-limits.md, Security model). Each is idempotent, so
+ * any number of worker processes may run them; a failed sweep is logged and retried on the next tick.
+ *
+ * - magic-link rows: dropped seven days after they expire, every 6 hours (when magic links are offered);
+ * - invitations: answered, revoked or expired more than 30 days ago, daily;
+ * - sessions: ended (expired or revoked) more than 7 days ago, hourly;
+ * - rate windows: older than ten minutes, every 10 minutes.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import { AppConfig } from "../Config.js"
+
+export interface Sweep {
+  readonly name: string
+  readonly every: Duration.DurationInput
+  readonly run: Effect.Effect<number, unknown, SqlClient.SqlClient>
+}
+
+const count = (rows: ReadonlyArray<unknown>) => rows.length
+
+export const sweeps = (magicLinks: boolean): ReadonlyArray<Sweep> => [
+  ...(magicLinks
+    ? [
+        {
+          name: "magic_links",
+          every: "6 hours",
+          run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            Effect.map(sql`DELETE FROM magic_links WHERE expires_at < now() - interval '7 days' RETURNING id`, count)
+          )
+        } satisfies Sweep
+      ]
+    : []),
+  {
+    name: "invitations",
+    every: "1 day",
+    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.map(
+        sql`
+          DELETE FROM invitations
+          WHERE GREATEST(accepted_at, declined_at, revoked_at, expires_at) < now() - interval '30 days'
+            AND (accepted_at IS NOT NULL OR declined_at IS NOT NULL OR revoked_at IS NOT NULL OR expires_at < now())
+          RETURNING id
+        `,
+        count
+      )
+    )
+  },
+  {
+    name: "sessions",
+    every: "1 hour",
+    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.map(
+        sql`
+          DELETE FROM sessions
+          WHERE LEAST(idle_expires_at, absolute_expires_at, COALESCE(revoked_at, 'infinity')) < now() - interval '7 days'
+          RETURNING id
+        `,
+        count
+      )
+    )
+  },
+  {
+    name: "rate_windows",
+    every: "10 minutes",
+    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.map(
+        sql`DELETE FROM rate_windows WHERE window_start < now() - interval '10 minutes' RETURNING subject`,
+        count
+      )
+    )
+  }
+]
+
+const runForever = (sweep: Sweep) =>
+  sweep.run.pipe(
+    Effect.tap((deleted) =>
+      deleted > 0 ? Effect.logInfo("Swept").pipe(Effect.annotateLogs({ sweep: sweep.name, deleted })) : Effect.void
+    ),
+    Effect.catchAllCause((cause) =>
+      Effect.logWarning("Sweep failed; retrying on the next tick", cause).pipe(Effect.annotateLogs("sweep", sweep.name))
+    ),
+    Effect.repeat(Schedule.spaced(sweep.every)),
+    Effect.asVoid
+  )
+
+/** Runs every sweep in the background for the life of the process. */
+export const layer = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    for (const sweep of sweeps(config["auth.enabled_methods"].includes("magic_link"))) {
+      yield* Effect.forkScoped(runForever(sweep))
+    }
+  })
+)

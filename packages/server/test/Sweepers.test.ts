@@ -1,0 +1,56 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { uuidv7 } from "../src/Ids.js"
+import { sweeps } from "../src/workers/Sweepers.js"
+import * as TestServer from "./support/TestServer.js"
+
+describe("sweepers", () => {
+  it.scopedLive("delete what nothing will read again and keep the rest", () =>
+    Effect.gen(function* () {
+      const server = yield* TestServer.start({ DATA_DIR: "memory://", ROLE: "api" })
+      const sql = server.sql
+      const sweep = (name: string) => {
+        const found = sweeps(true).find((s) => s.name === name)
+        if (found === undefined) throw new Error(`no sweep ${name}`)
+        return Effect.provideService(found.run, SqlClient.SqlClient, sql)
+      }
+      const accountId = uuidv7()
+      const userId = uuidv7()
+      const orgId = uuidv7()
+      yield* sql`INSERT INTO accounts (id, plan_id) VALUES (${accountId}, 'free')`
+      yield* sql`INSERT INTO users (id, account_id, email) VALUES (${userId}, ${accountId}, 'sweep@example.com')`
+      yield* sql`INSERT INTO orgs (id, account_id, slug, name) VALUES (${orgId}, ${accountId}, 'sweep', 'Sweep')`
+      const hash = (s: string) => Buffer.from(s.padEnd(32, "x"))
+      yield* sql`
+        INSERT INTO magic_links (id, email, token_hash, code_hash, browser_hash, expires_at) VALUES
+          (${uuidv7()}, 'sweep@example.com', ${hash("old")}, ${hash("c")}, ${hash("b")}, now() - interval '8 days'),
+          (${uuidv7()}, 'sweep@example.com', ${hash("new")}, ${hash("c")}, ${hash("b")}, now() - interval '6 days')
+      `
+      yield* sql`
+        INSERT INTO sessions (id, token_hash, user_id, idle_expires_at, absolute_expires_at) VALUES
+          (${uuidv7()}, ${hash("s1")}, ${userId}, now() - interval '8 days', now() + interval '1 day'),
+          (${uuidv7()}, ${hash("s2")}, ${userId}, now() + interval '1 day', now() + interval '2 days')
+      `
+      yield* sql`
+        INSERT INTO invitations (id, org_id, email, role, token_hash, expires_at, accepted_at) VALUES
+          (${uuidv7()}, ${orgId}, 'a@example.com', 'member', ${hash("i1")}, now() - interval '40 days', now() - interval '40 days'),
+          (${uuidv7()}, ${orgId}, 'b@example.com', 'member', ${hash("i2")}, now() + interval '5 days', NULL)
+      `
+      yield* sql`
+        INSERT INTO rate_windows (subject, category, window_start, used) VALUES
+          ('account:x', 'api_reads', now() - interval '1 hour', 5), ('account:x', 'api_reads', now(), 5)
+      `
+      expect(yield* sweep("magic_links")).toBe(1)
+      expect(yield* sweep("sessions")).toBe(1)
+      expect(yield* sweep("invitations")).toBe(1)
+      expect(yield* sweep("rate_windows")).toBe(1)
+      const [left] = yield* sql<{ links: number; sessions: number; invitations: number; windows: number }>`
+        SELECT (SELECT count(*) FROM magic_links)::int AS links, (SELECT count(*) FROM sessions)::int AS sessions,
+               (SELECT count(*) FROM invitations)::int AS invitations, (SELECT count(*) FROM rate_windows)::int AS windows
+      `
+      expect(left).toEqual({ links: 1, sessions: 1, invitations: 1, windows: 1 })
+      expect(sweeps(false).map((s) => s.name)).not.toContain("magic_links")
+    })
+  )
+})
