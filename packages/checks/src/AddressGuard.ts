@@ -42,6 +42,8 @@ const words: Record<string, string> = {
 // ones, 169.254.169.254 and fd00:ec2::254, are already refused by range).
 const metadata = new Set(["168.63.129.16", "100.100.100.200", "192.0.0.192"])
 
+const globalUnicast = ipaddr.IPv6.parse("2000::")
+
 /**
  * An IP literal in any spelling a URL or a resolver accepts (`127.0.0.1`, `2130706433`, `0x7f.1`, `0177.0.0.1`,
  * `[::1]`, `fe80::1%eth0`), or undefined for a name.
@@ -103,6 +105,12 @@ const classify = (parsed: Address): Verdict => {
   }
   if (metadata.has(shown)) return { allowed: false, address: shown, reason: "a cloud metadata address" }
   const range = parsed.range()
+  // ipaddr.js calls every address it has no name for "unicast". For IPv6 only 2000::/3 is allocated as global
+  // unicast; the rest is reserved, including the IPv4-compatible ::/96 (`[::127.0.0.1]` parses to ::7f00:1), which
+  // some stacks still route to IPv4.
+  if (range === "unicast" && parsed instanceof ipaddr.IPv6 && !parsed.match(globalUnicast, 3)) {
+    return { allowed: false, address: shown, reason: "a reserved address (outside 2000::/3)" }
+  }
   if (range === "unicast") return { allowed: true, address: shown }
   return { allowed: false, address: shown, reason: words[range] ?? `a special-purpose address (${range})` }
 }

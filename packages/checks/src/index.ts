@@ -2,8 +2,9 @@
  * The probes: one per check kind, the internal-address guard and the per-host throttle. Each probe is
  * `CheckSpec -> Effect<CheckResult>` with its dependencies (resolver, clock, browser) as services.
  *
- * The probes arrive with the probes issue; the package exists now so that the server and the agent depend on
- * it through the workspace from the start.
+ * Each probe module exports `probe` (http, tcp, ping, dns, tls_cert, domain_expiry); `Dial` is the one place a
+ * host becomes a connected socket, with the internal-address guard applied to the address actually dialed, and
+ * `Throttle` caps concurrent checks per (org, host, port). Browser flows come with the browser engine.
  *
  * @since 0.1.0
  */
@@ -24,11 +25,19 @@ export * as AddressGuard from "./AddressGuard.js"
 /**
  * @since 0.1.0
  */
+export * as Dial from "./Dial.js"
+/**
+ * @since 0.1.0
+ */
 export * as Dns from "./Dns.js"
 /**
  * @since 0.1.0
  */
 export * as DomainExpiry from "./DomainExpiry.js"
+/**
+ * @since 0.1.0
+ */
+export * as Http from "./Http.js"
 /**
  * @since 0.1.0
  */
@@ -41,3 +50,15 @@ export * as ProbeSettings from "./ProbeSettings.js"
  * @since 0.1.0
  */
 export * as Resolver from "./Resolver.js"
+/**
+ * @since 0.1.0
+ */
+export * as Tcp from "./Tcp.js"
+/**
+ * @since 0.1.0
+ */
+export * as Throttle from "./Throttle.js"
+/**
+ * @since 0.1.0
+ */
+export * as TlsCert from "./TlsCert.js"

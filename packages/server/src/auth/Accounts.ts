@@ -7,6 +7,8 @@ import type { AccountId, OrgId, Role, UserId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Ids.js"
+import { Invalidation } from "./Invalidation.js"
+import { TtlCache } from "./TtlCache.js"
 
 export const UserRow = Schema.Struct({
   id: Schema.String,
@@ -48,9 +50,19 @@ const slugBase = (email: string): string => {
   return cleaned === "" ? "org" : cleaned
 }
 
+const CACHE_TTL_MS = 10_000
+
 export class Accounts extends Effect.Service<Accounts>()("Signalman/Accounts", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const invalidation = yield* Invalidation
+    // Read on every authenticated request; dropped on `user:<id>` (see Invalidation).
+    const users = new TtlCache<UserRow>(CACHE_TTL_MS)
+    const membershipCache = new TtlCache<ReadonlyArray<MembershipRow>>(CACHE_TTL_MS)
+    invalidation.subscribe((tag) => {
+      users.invalidate(tag)
+      membershipCache.invalidate(tag)
+    })
     const decodeUser = Schema.decodeUnknown(Schema.Array(UserRow))
     const decodeMemberships = Schema.decodeUnknown(Schema.Array(MembershipRow))
 
@@ -64,13 +76,32 @@ export class Accounts extends Effect.Service<Accounts>()("Signalman/Accounts", {
         Effect.orDie
       )
 
-    const memberships = (userId: string) =>
-      sql`
-        SELECT o.id, o.slug, o.name, o.account_id, m.role, m.created_at
-        FROM memberships m JOIN orgs o ON o.id = m.org_id
-        WHERE m.user_id = ${userId} AND o.deleted_at IS NULL
-        ORDER BY m.created_at, o.id
-      `.pipe(Effect.flatMap(decodeMemberships), Effect.orDie)
+    const memberships = (userId: string): Effect.Effect<ReadonlyArray<MembershipRow>> =>
+      Effect.suspend(() => {
+        const hit = membershipCache.get(userId)
+        if (hit !== undefined) return Effect.succeed(hit)
+        return sql`
+          SELECT o.id, o.slug, o.name, o.account_id, m.role, m.created_at
+          FROM memberships m JOIN orgs o ON o.id = m.org_id
+          WHERE m.user_id = ${userId} AND o.deleted_at IS NULL
+          ORDER BY m.created_at, o.id
+        `.pipe(
+          Effect.flatMap(decodeMemberships),
+          Effect.tap((rows) => Effect.sync(() => membershipCache.set(userId, rows, [`user:${userId}`]))),
+          Effect.orDie
+        )
+      })
+
+    const cachedById = (id: string): Effect.Effect<UserRow | undefined> =>
+      Effect.suspend(() => {
+        const hit = users.get(id)
+        if (hit !== undefined) return Effect.succeed(hit)
+        return Effect.tap(userBy("id", id), (row) =>
+          Effect.sync(() => {
+            if (row !== undefined) users.set(id, row, [`user:${id}`])
+          })
+        )
+      })
 
     /** A slug free right now; a race with another sign-up is settled by the unique index and a retry. */
     const freeSlug = (base: string) =>
@@ -116,21 +147,26 @@ export class Accounts extends Effect.Service<Accounts>()("Signalman/Accounts", {
 
     return {
       byEmail: (email: string) => userBy("email", normalizeEmail(email)),
-      byId: (id: UserId | string) => userBy("id", id),
+      byId: (id: UserId | string) => cachedById(id),
+      /** Forget what every process remembers of this person (memberships or the account changed). */
+      changed: (userId: string) => invalidation.publish(`user:${userId}`),
       memberships,
       /** The org a session starts in: the oldest active membership. */
       defaultOrg: (userId: string) => Effect.map(memberships(userId), (all) => all[0]),
       signUp,
       markVerified: (userId: string) =>
-        sql`UPDATE users SET email_verified_at = now() WHERE id = ${userId} AND email_verified_at IS NULL`.pipe(
-          Effect.asVoid,
-          Effect.orDie
+        sql<{
+          id: string
+        }>`UPDATE users SET email_verified_at = now() WHERE id = ${userId} AND email_verified_at IS NULL RETURNING id`.pipe(
+          Effect.orDie,
+          Effect.flatMap((rows) => (rows.length > 0 ? invalidation.publish(`user:${userId}`) : Effect.void))
         ),
       membership: (userId: string, orgId: OrgId | string) =>
         Effect.map(memberships(userId), (all) => all.find((m) => m.id === orgId)),
       freeSlug
     }
-  })
+  }),
+  dependencies: [Invalidation.Default]
 }) {}
 
 export type { AccountId, Role }

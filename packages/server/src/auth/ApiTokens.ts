@@ -11,7 +11,9 @@ import * as Argon2 from "@node-rs/argon2"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Ids.js"
+import { Invalidation } from "./Invalidation.js"
 import { randomSecret, sha256 } from "./Secrets.js"
+import { TtlCache } from "./TtlCache.js"
 import { UsageDebounce } from "./UsageDebounce.js"
 
 export const PREFIX = "sm_live_"
@@ -38,6 +40,7 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const debounce = yield* UsageDebounce
+    const invalidation = yield* Invalidation
     const decode = Schema.decodeUnknown(Schema.Array(TokenRow))
     // sha256(token) -> token id, for tokens whose hash has been verified in this process.
     const verified = new Map<string, string>()
@@ -57,15 +60,31 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
       byTokenId.delete(id)
     }
 
-    const liveRow = (id: string) =>
-      sql`
-        SELECT ${sql.literal(columns)} FROM api_tokens
-        WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-      `.pipe(
-        Effect.flatMap(decode),
-        Effect.map((rows) => rows[0]),
-        Effect.orDie
-      )
+    // The live rows, read on every request: dropped on `token:<id>` when revoked anywhere.
+    const liveRows = new TtlCache<TokenRow>(10_000)
+    invalidation.subscribe((tag) => liveRows.invalidate(tag))
+
+    const liveRow = (id: string): Effect.Effect<TokenRow | undefined> =>
+      Effect.suspend(() => {
+        const hit = liveRows.get(id)
+        if (hit !== undefined) {
+          // Expiry needs no database: the row says when.
+          return Effect.succeed(hit.expires_at !== null && hit.expires_at.getTime() <= Date.now() ? undefined : hit)
+        }
+        return sql`
+          SELECT ${sql.literal(columns)} FROM api_tokens
+          WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+        `.pipe(
+          Effect.flatMap(decode),
+          Effect.map((found) => found[0]),
+          Effect.tap((row) =>
+            Effect.sync(() => {
+              if (row !== undefined) liveRows.set(id, row, [`token:${id}`, `user:${row.user_id}`])
+            })
+          ),
+          Effect.orDie
+        )
+      })
 
     /** The live token a bearer value names, or undefined (unknown, malformed, revoked, expired). */
     const verify = (token: string): Effect.Effect<TokenRow | undefined> =>
@@ -124,13 +143,13 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
               `
                 const current = count?.n ?? 0
                 if (current >= input.cap) return { _tag: "Full" as const, current }
-                yield* sql`
+                const [row] = yield* sql`
                 INSERT INTO api_tokens (id, user_id, org_id, name, prefix, hash, scopes, expires_at)
                 VALUES (${id}, ${input.userId}, ${input.orgId}, ${input.name}, ${token.slice(0, LOOKUP_LENGTH)},
                         ${hash}, ${[...input.scopes]},
                         ${input.expiresInDays === null ? null : sql`now() + make_interval(days => ${input.expiresInDays})`})
-              `
-                const row = yield* liveRow(id)
+                RETURNING ${sql.literal(columns)}
+              `.pipe(Effect.flatMap(decode))
                 if (row === undefined) return yield* Effect.dieMessage("token vanished after insert")
                 return { _tag: "Created" as const, row, token }
               })
@@ -158,11 +177,18 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
           UPDATE api_tokens SET revoked_at = now()
           WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id
         `.pipe(
-          Effect.tap(() => Effect.sync(() => forget(id))),
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie
+          Effect.orDie,
+          Effect.tap((revoked) =>
+            revoked.length > 0
+              ? Effect.zipRight(
+                  Effect.sync(() => forget(id)),
+                  invalidation.publish(`token:${id}`)
+                )
+              : Effect.void
+          ),
+          Effect.map((revoked) => revoked.length > 0)
         )
     }
   }),
-  dependencies: [UsageDebounce.Default]
+  dependencies: [UsageDebounce.Default, Invalidation.Default]
 }) {}

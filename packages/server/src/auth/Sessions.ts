@@ -10,7 +10,9 @@ import * as Schema from "effect/Schema"
 import { AppConfig } from "../Config.js"
 import { uuidv7 } from "../Ids.js"
 import { Fingerprint } from "./Fingerprint.js"
+import { Invalidation } from "./Invalidation.js"
 import { randomSecret, sha256 } from "./Secrets.js"
+import { TtlCache } from "./TtlCache.js"
 import { UsageDebounce } from "./UsageDebounce.js"
 
 export const COOKIE = "_sm_session"
@@ -40,21 +42,42 @@ export class Sessions extends Effect.Service<Sessions>()("Signalman/Sessions", {
     const debounce = yield* UsageDebounce
     const idleHours = config["auth.session.idle_timeout_hours"]
     const absoluteDays = config["auth.session.absolute_timeout_days"]
+    const invalidation = yield* Invalidation
     const decode = Schema.decodeUnknown(Schema.Array(SessionRow))
+    // Live sessions by cookie hash, read on every request: dropped on `session:<id>` and `user:<id>`.
+    const cache = new TtlCache<SessionRow>(10_000)
+    invalidation.subscribe((tag) => cache.invalidate(tag))
 
-    const live = (cookie: string) =>
-      wellFormed.test(cookie)
-        ? sql`
-            SELECT id, user_id, active_org_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at
-            FROM sessions
-            WHERE token_hash = ${sha256(cookie)} AND revoked_at IS NULL
-              AND idle_expires_at > now() AND absolute_expires_at > now()
-          `.pipe(
-            Effect.flatMap(decode),
-            Effect.map((rows) => rows[0]),
-            Effect.orDie
+    const live = (cookie: string): Effect.Effect<SessionRow | undefined> =>
+      Effect.suspend(() => {
+        if (!wellFormed.test(cookie)) return Effect.succeed(undefined)
+        const key = sha256(cookie).toString("base64url")
+        const hit = cache.get(key)
+        if (hit !== undefined) {
+          const now = Date.now()
+          return Effect.succeed(
+            hit.idle_expires_at.getTime() > now && hit.absolute_expires_at.getTime() > now ? hit : undefined
           )
-        : Effect.succeed(undefined)
+        }
+        return sql`
+          SELECT id, user_id, active_org_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at
+          FROM sessions
+          WHERE token_hash = ${sha256(cookie)} AND revoked_at IS NULL
+            AND idle_expires_at > now() AND absolute_expires_at > now()
+        `.pipe(
+          Effect.flatMap(decode),
+          Effect.map((rows) => rows[0]),
+          Effect.tap((row) =>
+            Effect.sync(() => {
+              if (row !== undefined) cache.set(key, row, [`session:${row.id}`, `user:${row.user_id}`])
+            })
+          ),
+          Effect.orDie
+        )
+      })
+
+    const revoked = (rows: ReadonlyArray<{ readonly id: string }>) =>
+      Effect.forEach(rows, (row) => invalidation.publish(`session:${row.id}`), { discard: true })
 
     return {
       /** A fresh session; the answer carries the cookie value, which is never stored. */
@@ -83,25 +106,30 @@ export class Sessions extends Effect.Service<Sessions>()("Signalman/Sessions", {
           : Effect.void,
       revokeByCookie: (cookie: string) =>
         wellFormed.test(cookie)
-          ? sql`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${sha256(cookie)} AND revoked_at IS NULL`.pipe(
-              Effect.asVoid,
-              Effect.orDie
-            )
+          ? sql<{ id: string }>`
+              UPDATE sessions SET revoked_at = now() WHERE token_hash = ${sha256(cookie)} AND revoked_at IS NULL RETURNING id
+            `.pipe(Effect.orDie, Effect.flatMap(revoked))
           : Effect.void,
       revoke: (userId: string, sessionId: string) =>
         sql<{ id: string }>`
           UPDATE sessions SET revoked_at = now()
           WHERE id = ${sessionId} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id
         `.pipe(
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie
+          Effect.orDie,
+          Effect.tap(revoked),
+          Effect.map((rows) => rows.length > 0)
         ),
       /** End every session of the user except, when given, the one making the request. */
       revokeAll: (userId: string, except?: string) =>
         (except === undefined
-          ? sql`UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`
-          : sql`UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL AND id <> ${except}`
-        ).pipe(Effect.asVoid, Effect.orDie),
+          ? sql<{
+              id: string
+            }>`UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL RETURNING id`
+          : sql<{ id: string }>`
+              UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL AND id <> ${except}
+              RETURNING id
+            `
+        ).pipe(Effect.orDie, Effect.flatMap(revoked)),
       list: (userId: string) =>
         sql`
           SELECT id, user_id, active_org_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at
@@ -110,8 +138,11 @@ export class Sessions extends Effect.Service<Sessions>()("Signalman/Sessions", {
           ORDER BY last_seen_at DESC
         `.pipe(Effect.flatMap(decode), Effect.orDie),
       setActiveOrg: (sessionId: string, orgId: string) =>
-        sql`UPDATE sessions SET active_org_id = ${orgId} WHERE id = ${sessionId}`.pipe(Effect.asVoid, Effect.orDie)
+        sql`UPDATE sessions SET active_org_id = ${orgId} WHERE id = ${sessionId}`.pipe(
+          Effect.orDie,
+          Effect.zipRight(invalidation.publish(`session:${sessionId}`))
+        )
     }
   }),
-  dependencies: [Fingerprint.Default, UsageDebounce.Default]
+  dependencies: [Fingerprint.Default, UsageDebounce.Default, Invalidation.Default]
 }) {}

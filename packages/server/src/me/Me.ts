@@ -35,9 +35,7 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
       Effect.gen(function* () {
         const user = yield* accounts.byId(caller.user.id)
         if (user === undefined) return yield* Effect.dieMessage("caller without a user row")
-        const [account] = yield* sql<{
-          plan_id: string
-        }>`SELECT plan_id FROM accounts WHERE id = ${user.account_id}`.pipe(Effect.orDie)
+        const plan = yield* plans.forAccount(user.account_id as AccountId)
         const orgs = yield* accounts.memberships(user.id)
         const active = caller.org === null ? undefined : orgs.find((o) => o.id === caller.org?.id)
         return new Me({
@@ -47,7 +45,7 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
           email_verified: user.email_verified_at !== null,
           created_at: DateTime.unsafeFromDate(user.created_at),
           account_id: user.account_id as AccountId,
-          plan_id: account?.plan_id ?? "free",
+          plan_id: plan.id,
           active_org: active === undefined ? null : membership(active),
           orgs: orgs.map(membership),
           auth:
@@ -57,6 +55,15 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
           deletion_scheduled_for: user.purge_after === null ? null : DateTime.unsafeFromDate(user.purge_after)
         })
       })
+
+    // Everyone in the account's orgs sees their memberships change with a deletion or a restore.
+    const publishAccount = (accountId: string) =>
+      sql<{ user_id: string }>`
+        SELECT DISTINCT m.user_id FROM memberships m JOIN orgs o ON o.id = m.org_id WHERE o.account_id = ${accountId}
+      `.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => Effect.forEach(rows, (row) => accounts.changed(row.user_id), { discard: true }))
+      )
 
     /** Soft delete: the user, their account and its orgs leave every pool now and are purged after the grace. */
     const scheduleDeletion = (caller: CallerShape) =>
@@ -75,7 +82,11 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
             yield* sql`UPDATE orgs SET deleted_at = now() WHERE account_id = ${accountId} AND deleted_at IS NULL`
           })
         )
-        .pipe(Effect.orDie)
+        .pipe(
+          Effect.orDie,
+          Effect.zipRight(accounts.changed(caller.user.id)),
+          Effect.zipRight(publishAccount(caller.user.accountId))
+        )
 
     /** Undo a scheduled deletion; the orgs come back only if the plan still allows them (OWNER_ORG_LIMIT). */
     const restore = (caller: CallerShape) =>
@@ -105,7 +116,10 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
               return { over: false, current: live + back } as const
             })
           )
-          .pipe(Effect.orDie)
+          .pipe(
+            Effect.orDie,
+            Effect.tap(() => Effect.zipRight(accounts.changed(caller.user.id), publishAccount(accountId)))
+          )
         if (outcome.over) {
           return yield* Effect.flatMap(
             quotaEvents.quotaExceeded({

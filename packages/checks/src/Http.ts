@@ -1,0 +1,379 @@
+/**
+ * The http probe: one request, and the redirects it leads to, whose final answer must match `expected_status`
+ * and, optionally, contain `expected_body_contains`.
+ *
+ * Every hop is dialed through {@link Dial} (so the resolver, the internal-address guard and `ip_version` apply
+ * to each redirect target, relative or not) and then spoken to by an undici `Client` whose `connect` hands over
+ * that socket: undici never resolves or connects by itself. Redirects are followed by hand, at most 10; a
+ * cross-origin hop drops the credentials, and 301/302 after POST and 303 turn into GET as browsers do.
+ *
+ * `{{key}}` variable references in the url, headers, body and expected_body_contains are resolved by the caller
+ * before the probe runs: the probe sends exactly what it is given.
+ *
+ * Status: `up` when the status is expected (and the body, when asked, contains the text); `degraded` for 429 and
+ * 503 unless `expected_status` accepts them; `down` for any other status, a body without the text, and every
+ * failure to get an answer (DNS, refused, TLS, reset); `error` only when the check could not judge: the outer
+ * timeout, an address the guard refuses (`blocked: ...`), or a url or request that cannot be sent.
+ *
+ * @since 0.1.0
+ */
+import type * as Net from "node:net"
+import type { CheckStatus, ProbeOutcome } from "@signalman/core/CheckResult"
+import type { ExpectedStatus, HttpCheck, HttpMethod } from "@signalman/core/CheckSpec"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import { type buildConnector, Client, type Dispatcher } from "undici"
+import * as AddressGuard from "./AddressGuard.js"
+import * as Dial from "./Dial.js"
+import * as Probe from "./internal/probe.js"
+import { ProbeSettings } from "./ProbeSettings.js"
+import type { Resolver } from "./Resolver.js"
+
+/**
+ * At most this many redirects are followed.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxRedirects = 10
+
+/**
+ * At most this much of a body is read to look for `expected_body_contains` (1 MiB): enough for any health page,
+ * and a bound on what one check may pull over the wire.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxBodyBytes = 1024 * 1024
+
+/**
+ * Does `expected` accept `code`? A code, a list of codes, a class (`"2xx"`) or an inclusive range
+ * (`"200-399"`).
+ *
+ * @since 0.1.0
+ * @category matching
+ */
+export const acceptsStatus = (expected: ExpectedStatus, code: number): boolean => {
+  if (typeof expected === "number") return code === expected
+  if (typeof expected !== "string") return expected.includes(code)
+  if (expected.endsWith("xx")) return Math.floor(code / 100) === Number(expected[0])
+  const [low, high] = expected.split("-").map(Number)
+  return low !== undefined && high !== undefined && code >= low && code <= high
+}
+
+const describeExpected = (expected: ExpectedStatus): string =>
+  typeof expected === "object" ? expected.join(", ") : String(expected)
+
+interface Request {
+  readonly url: URL
+  readonly method: HttpMethod
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string | undefined
+}
+
+/** What the result's details say about where the check got to: the same three fields on every result. */
+type Trail = {
+  readonly final_url: string
+  readonly status_code: number | null
+  readonly redirects: number
+}
+
+/** The final word on a check, before the details are attached. */
+interface Judgement {
+  readonly _tag: "Judgement"
+  readonly status: CheckStatus
+  readonly error: string | null
+  readonly extra?: Readonly<Record<string, unknown>>
+}
+
+interface Redirect {
+  readonly _tag: "Redirect"
+  readonly location: string
+  readonly code: number
+}
+
+const judged = (status: CheckStatus, error: string | null, extra?: Readonly<Record<string, unknown>>): Judgement => ({
+  _tag: "Judgement",
+  status,
+  error,
+  ...(extra === undefined ? {} : { extra })
+})
+
+const redirectCodes: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
+
+// Sent to the first origin only: a redirect elsewhere must not carry the check's credentials.
+const credentialHeaders: ReadonlySet<string> = new Set(["authorization", "cookie", "proxy-authorization"])
+
+// Dropped with the body when a redirect turns the request into a GET (the fetch standard's request-body headers).
+const bodyHeaders: ReadonlySet<string> = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "content-language",
+  "content-location"
+])
+
+const firstHeaders = (check: HttpCheck, userAgent: string): Record<string, string> => {
+  const headers: Record<string, string> = { "user-agent": userAgent }
+  for (const [name, value] of Object.entries(check.headers)) headers[name.toLowerCase()] = value
+  // The credential fields are the structured (and redacted) way to authenticate, so they win over a header;
+  // bearer_token over basic_auth when, oddly, both are set.
+  if (check.basic_auth !== null) {
+    const pair = `${check.basic_auth.username}:${check.basic_auth.password}`
+    headers.authorization = `Basic ${Buffer.from(pair, "utf8").toString("base64")}`
+  }
+  if (check.bearer_token !== null) headers.authorization = `Bearer ${check.bearer_token}`
+  return headers
+}
+
+const headerValue = (headers: Dispatcher.ResponseData["headers"], name: string): string | undefined => {
+  const value = headers[name]
+  return Array.isArray(value) ? value.join(", ") : value
+}
+
+const errorCode = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+    ? error.code
+    : undefined
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+// The host part of a url the WHATWG parser refuses, read leniently: an IPv6 literal with a zone id
+// (`http://[fe80::1%25eth0]/`) is such a url, and it must still read as blocked rather than merely invalid.
+const lenientHost = (text: string): string | undefined =>
+  /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(text.trim())?.[1]
+
+// A url to request (`Right`) or the reason it cannot be (`Left`): unparsable, not http(s), or, when unparsable,
+// a host that is an internal literal.
+const locate = (
+  text: string,
+  base: URL | undefined
+): Effect.Effect<
+  Either.Either<URL, { readonly reason: "blocked" | "invalid"; readonly message: string }>,
+  never,
+  ProbeSettings
+> =>
+  Effect.gen(function* () {
+    let url: URL
+    try {
+      url = base === undefined ? new URL(text) : new URL(text, base)
+    } catch {
+      const host = lenientHost(text)
+      const settings = yield* ProbeSettings
+      const policy = yield* Dial.AddressPolicy
+      const literal = host === undefined ? undefined : AddressGuard.parseLiteral(host)
+      if (host !== undefined && literal !== undefined && !settings.allowPrivateTargets) {
+        const verdict = policy.check(literal.toString())
+        if (!verdict.allowed) {
+          return Either.left({ reason: "blocked" as const, message: AddressGuard.blockedMessage(host, verdict) })
+        }
+      }
+      return Either.left({ reason: "invalid" as const, message: `invalid url: ${text}` })
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      return Either.left({ reason: "invalid" as const, message: `unsupported scheme ${url.protocol} in ${url.href}` })
+    }
+    return Either.right(url)
+  })
+
+// The request a redirect leads to: method and body kept, except where browsers turn it into a GET.
+const redirected = (request: Request, next: URL, code: number): Request => {
+  const toGet = code === 303 ? request.method !== "HEAD" : (code === 301 || code === 302) && request.method === "POST"
+  const sameOrigin = next.origin === request.url.origin
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (toGet && bodyHeaders.has(name)) continue
+    if (!sameOrigin && credentialHeaders.has(name)) continue
+    headers[name] = value
+  }
+  return { url: next, method: toGet ? "GET" : request.method, headers, body: toGet ? undefined : request.body }
+}
+
+const ignore = (): void => {}
+
+// undici's connector contract, fed the socket Dial produced. The callback must not run inside the connect call:
+// undici is then inside its own resume loop, which ignores re-entry, and the request would never be written.
+// The socket is handed over once; undici asks again only if the connection died before the request was sent.
+const handOver = (socket: Net.Socket): buildConnector.connector => {
+  let available: Net.Socket | undefined = socket
+  return (_options, callback) => {
+    const given = available
+    available = undefined
+    process.nextTick(() =>
+      given === undefined
+        ? callback(new Error("connection closed before the request was sent"), null)
+        : callback(null, given)
+    )
+  }
+}
+
+const clientFor = (origin: string, socket: Net.Socket): Effect.Effect<Client, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    // The check's own timeout bounds the exchange, so undici's timers are off.
+    Effect.sync(() => new Client(origin, { connect: handOver(socket), headersTimeout: 0, bodyTimeout: 0 })),
+    (client) => Effect.sync(() => void client.destroy().catch(ignore))
+  )
+
+// The first `limit` bytes of a body as text; the rest is never read (closing the client discards it).
+const readPrefix = (body: Dispatcher.ResponseData["body"], limit: number): Effect.Effect<string, unknown> =>
+  Effect.tryPromise({
+    try: async () => {
+      const chunks: Array<Uint8Array> = []
+      let size = 0
+      const source: AsyncIterable<unknown> = body
+      for await (const chunk of source) {
+        if (!(chunk instanceof Uint8Array)) continue
+        const piece = chunk.subarray(0, limit - size)
+        chunks.push(piece)
+        size += piece.length
+        if (size >= limit) break
+      }
+      // Not fatal: a text check on a page with a stray invalid byte (or a character cut at the limit) still runs.
+      return new TextDecoder("utf-8").decode(Buffer.concat(chunks))
+    },
+    catch: (error) => error
+  })
+
+const judge = (check: HttpCheck, response: Dispatcher.ResponseData): Effect.Effect<Judgement> =>
+  Effect.gen(function* () {
+    const code = response.statusCode
+    if (acceptsStatus(check.expected_status, code)) {
+      const needle = check.expected_body_contains
+      if (needle === undefined) return judged("up", null)
+      const read = yield* Effect.either(readPrefix(response.body, maxBodyBytes))
+      if (Either.isLeft(read)) return judged("down", `response body: ${errorMessage(read.left)}`)
+      return read.right.includes(needle)
+        ? judged("up", null, { body_matched: true })
+        : judged("down", `body does not contain ${JSON.stringify(needle)}`, { body_matched: false })
+    }
+    if (code === 429 || code === 503) {
+      const retryAfter = headerValue(response.headers, "retry-after")
+      return judged(
+        "degraded",
+        `rate-limited ${code}${retryAfter === undefined ? "" : ` (Retry-After: ${retryAfter})`}`
+      )
+    }
+    return judged("down", `unexpected status ${code} (expected ${describeExpected(check.expected_status)})`)
+  })
+
+// One request over a fresh connection; its scope closes the connection when the hop is done.
+const exchange = (
+  check: HttpCheck,
+  request: Request,
+  first: boolean,
+  log: Probe.PhaseLog,
+  trail: Ref.Ref<Trail>
+): Effect.Effect<Judgement | Redirect, never, Resolver | ProbeSettings | Scope.Scope> =>
+  Effect.gen(function* () {
+    const url = request.url
+    const target: Dial.Target = {
+      host: url.hostname,
+      port: url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port),
+      ipVersion: check.ip_version
+    }
+    const dial: Effect.Effect<
+      Dial.Connection<Net.Socket>,
+      Dial.DialError,
+      Resolver | ProbeSettings | Scope.Scope
+    > = url.protocol === "https:"
+      ? Dial.tls(target, { verify: check.verify_tls, alpn: ["http/1.1"] }, log.add)
+      : Dial.tcp(target, log.add)
+    const dialed = yield* Effect.either(dial)
+    if (Either.isLeft(dialed)) {
+      const failure = dialed.left
+      // A url the check names in the wrong family is its own configuration; a redirect there is the site's answer.
+      const status = failure.reason === "blocked" || (failure.reason === "family" && first) ? "error" : "down"
+      return judged(status, failure.message)
+    }
+    const client = yield* clientFor(url.origin, dialed.right.socket)
+    const start = yield* Probe.mark
+    const answered = yield* Effect.either(
+      Effect.tryPromise({
+        try: (signal) =>
+          client.request({
+            path: `${url.pathname}${url.search}`,
+            method: request.method,
+            headers: request.headers,
+            body: request.body ?? null,
+            signal
+          }),
+        catch: (error) => error
+      })
+    )
+    yield* log.add({ first_byte_ms: yield* Probe.since(start) })
+    if (Either.isLeft(answered)) {
+      // undici refuses arguments (a header value with a newline) before sending: the check cannot be made as set.
+      const status = errorCode(answered.left) === "UND_ERR_INVALID_ARG" ? "error" : "down"
+      return judged(status, errorMessage(answered.left))
+    }
+    const response = answered.right
+    yield* Ref.update(trail, (t) => ({ ...t, status_code: response.statusCode }))
+    const location = headerValue(response.headers, "location")
+    if (check.follow_redirects && redirectCodes.has(response.statusCode) && location !== undefined && location !== "") {
+      return { _tag: "Redirect", location, code: response.statusCode }
+    }
+    return yield* judge(check, response)
+  })
+
+// Requests the url and follows its redirects (at most maxRedirects, no loops) to the answer that is judged.
+const follow = (
+  check: HttpCheck,
+  userAgent: string,
+  log: Probe.PhaseLog,
+  trail: Ref.Ref<Trail>
+): Effect.Effect<Judgement, never, Resolver | ProbeSettings> =>
+  Effect.gen(function* () {
+    const start = yield* locate(check.url, undefined)
+    if (Either.isLeft(start)) return judged("error", start.left.message)
+    let request: Request = {
+      url: start.right,
+      method: check.method,
+      headers: firstHeaders(check, userAgent),
+      body: check.body
+    }
+    const seen = new Set<string>()
+    for (let redirects = 0; redirects <= maxRedirects; redirects++) {
+      seen.add(`${request.method} ${request.url.href}`)
+      yield* Ref.set(trail, { final_url: request.url.href, status_code: null, redirects })
+      const step = yield* Effect.scoped(exchange(check, request, redirects === 0, log, trail))
+      if (step._tag === "Judgement") return step
+      if (redirects === maxRedirects) break
+      const next = yield* locate(step.location, request.url)
+      if (Either.isLeft(next)) {
+        // A location that cannot be requested is the site's answer (down), unless it names an internal address.
+        return next.left.reason === "blocked"
+          ? judged("error", next.left.message)
+          : judged("down", `redirect to ${JSON.stringify(step.location)}: ${next.left.message}`)
+      }
+      request = redirected(request, next.right, step.code)
+      if (seen.has(`${request.method} ${request.url.href}`)) {
+        return judged("down", `redirect loop: ${request.url.href} was already requested`)
+      }
+    }
+    return judged("down", `too many redirects (more than ${maxRedirects})`)
+  })
+
+/**
+ * Runs an http check. Never fails: every outcome, including a refused address, is a result.
+ *
+ * @since 0.1.0
+ * @category probes
+ */
+export const probe = (check: HttpCheck): Effect.Effect<ProbeOutcome, never, Resolver | ProbeSettings> =>
+  Effect.gen(function* () {
+    const settings = yield* ProbeSettings
+    const trail = yield* Ref.make<Trail>({ final_url: check.url, status_code: null, redirects: 0 })
+    return yield* Probe.run<Resolver | ProbeSettings>({
+      timeoutSeconds: check.timeout,
+      body: (log) =>
+        Effect.gen(function* () {
+          const judgement = yield* follow(check, settings.userAgent, log, trail)
+          const details = { ...(yield* Ref.get(trail)), ...judgement.extra }
+          return { status: judgement.status, error: judgement.error, details }
+        }),
+      onTimeout: (message) =>
+        Effect.map(Ref.get(trail), (details) => ({ status: "error" as const, error: message, details }))
+    })
+  })
