@@ -39,7 +39,10 @@ export class TtlCache<V> {
   }
 
   invalidate(tag: string): void {
-    if (tag === "*") return this.clear()
+    if (tag === "*") {
+      this.clear()
+      return
+    }
     const keys = this.byTag.get(tag)
     if (keys === undefined) return
     this.byTag.delete(tag)
