@@ -66,6 +66,29 @@ describe(`access control (${TestDatabase.kind} database)`, () => {
     })
   )
 
+  it.scopedLive("last_used_at is written once a minute at most, however often the token is used", () =>
+    Effect.gen(function* () {
+      const { server, smtp } = yield* environment()
+      const alice = yield* signIn(server, smtp)
+      const token = yield* mintToken(alice)
+      const lastUsed = () =>
+        Effect.map(
+          server.sql<{ last_used_at: Date | null }>`SELECT last_used_at FROM api_tokens WHERE id = ${token.id}`,
+          (rows) => rows[0]?.last_used_at?.getTime() ?? null
+        )
+      expect(yield* lastUsed()).toBeNull()
+      yield* bearer(server, token.token, "/api/v1/me")
+      const first = yield* lastUsed()
+      expect(first).not.toBeNull()
+      for (let i = 0; i < 5; i++) yield* bearer(server, token.token, "/api/v1/me")
+      expect(yield* lastUsed()).toBe(first)
+      const listed = (yield* alice.browser.request("/api/v1/me/api-tokens")).json as {
+        data: Array<{ last_used_at: string }>
+      }
+      expect(Date.parse(listed.data[0]?.last_used_at ?? "")).toBe(first)
+    })
+  )
+
   it.scopedLive("token management is session-only: a bearer token cannot list, mint, rename or revoke tokens", () =>
     Effect.gen(function* () {
       const { server, smtp } = yield* environment()
