@@ -9,21 +9,42 @@
  * the error envelope rendering, and answers 404 `NOT_FOUND`. Its ratio to the same baseline is reported with no aim,
  * below the headline, and never decides the exit code except through failed requests.
  *
+ * The identity issue asks for the authenticated path too: `GET /api/v1/me` with `Authorization: Bearer` and an API
+ * token, on the same Signalman process, aiming at a median of at least 0.7 of Signalman's own `/healthz`. Its ratio
+ * to the full-pipeline 404 is reported beside it as the like-for-like comparison, since both go through the Effect
+ * runtime and `/healthz` does not. The token is got for real (`bench/bench-user.ts`): a magic-link sign-in whose
+ * mail reaches an SMTP catcher in this process, a token minted with that session, and the account's read budget
+ * raised through the operator surface (the free plan's 6000 reads a minute would otherwise answer 429). So
+ * Signalman runs with an operator secret, that catcher as its SMTP server and no magic-link throttle; none of these
+ * is on the path of the other measured routes.
+ *
+ * What `/me` measures is the authentication path, not database latency: the token's verified hash, its row, the
+ * user, their memberships and the plan are kept in in-process caches (sessions, tokens, users and memberships for
+ * 10 s and dropped on change, through LISTEN/NOTIFY on PostgreSQL; plans for `plan_cache_ttl_secs`), the rate
+ * budget reserves its requests from the database in blocks (one per minute window at the raised budget), and the
+ * token's last use is written once a minute. The database is touched a few times per 10 s, not per request. It is
+ * the embedded database in memory unless `BENCH_DATABASE_URL` names a PostgreSQL database.
+ *
  * Each server is a child process on a free loopback port; autocannon (50 connections, pipelining 1) runs here.
  * A warm-up run per target is not counted, then rounds alternate between the targets (the order reverses each
  * round). Any failed request (a status other than the expected one, wrong body, connection error or timeout) fails
  * the run with exit 1, because a server that answers errors quickly would otherwise look fast.
  *
  * Env: `BENCH_DURATION_SECS` (seconds per measured round, default 8), `BENCH_ROUNDS` (rounds per target,
- * default 3), `BENCH_WARMUP_SECS` (default 3). Results go to stdout and to `.bench/healthz.json`.
+ * default 3), `BENCH_WARMUP_SECS` (default 3), `BENCH_DATABASE_URL` (unset: the embedded database in memory; else
+ * a `postgres://` URL Signalman migrates and uses, e.g. `postgres://postgres@127.0.0.1:5432/signalman_bench`: give
+ * it a database of its own, empty or left by an earlier bench run, since every run signs up a new address, and
+ * which no running Signalman shares). Results go to stdout and to `.bench/healthz.json`.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
+import { type BenchUser, makeBenchUser, READS_PER_MINUTE, type SmtpCatcher, startSmtpCatcher } from "./bench-user.js"
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const outFile = path.join(serverDir, ".bench", "healthz.json")
@@ -41,6 +62,15 @@ const PIPELINE_LABEL =
   "full Effect pipeline (404 envelope), no aim set; shown so the /healthz fast path does not hide the framework's cost"
 // What the conventions middleware sets on an /api/v1 answer other than the dashboard summary.
 const EXPECTED_PIPELINE_CACHE_CONTROL = "private, max-age=10"
+const ME_PATH = "/api/v1/me"
+const ME_AIM = 0.7
+const ME_LABEL = "authenticated GET /api/v1/me, bearer API token (the identity issue's measurement)"
+const ME_LIKE_FOR_LIKE =
+  "like-for-like: the 404 route goes through the same Effect runtime, router and middleware, without authentication"
+const ME_CACHES =
+  "served from in-process caches (sessions/tokens/users/memberships, 10 s, invalidated by LISTEN/NOTIFY on " +
+  "PostgreSQL; plans) with rate-budget blocks reserved per minute: it measures the authentication path, not " +
+  "database latency"
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Signalman starts through tsx and migrates its embedded database first; a minute is ample, and a bound is needed
 // so a server that never comes up fails the run instead of hanging it.
@@ -55,6 +85,24 @@ const positiveInt = (name: string, fallback: number): number => {
   const n = Number(raw)
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
   return n
+}
+
+/** `BENCH_DATABASE_URL` when set: a PostgreSQL URL, checked here so a typo fails before any server starts. */
+const benchDatabaseUrl = (): URL | undefined => {
+  const raw = process.env["BENCH_DATABASE_URL"]
+  if (raw === undefined || raw === "") return undefined
+  const url = URL.canParse(raw) ? new URL(raw) : undefined
+  if (url === undefined || (url.protocol !== "postgres:" && url.protocol !== "postgresql:")) {
+    throw new Error("BENCH_DATABASE_URL must be a postgres:// or postgresql:// URL")
+  }
+  return url
+}
+
+/** A database URL fit for the report: the password, if any, is not. */
+const redactUrl = (url: URL): string => {
+  const copy = new URL(url.href)
+  if (copy.password !== "") copy.password = "***"
+  return copy.href
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -90,6 +138,17 @@ const stop = async (child: ChildProcess): Promise<void> => {
 }
 
 const stopAll = (): Promise<void> => Promise.all([...children].map(stop)).then(() => undefined)
+
+// The SMTP catcher lives in this process; it is closed after the servers stop, and exiting ends it regardless.
+let smtpCatcher: SmtpCatcher | undefined
+const SMTP_CLOSE_TIMEOUT_MS = 2_000
+const closeSmtpCatcher = async (): Promise<void> => {
+  const catcher = smtpCatcher
+  smtpCatcher = undefined
+  if (catcher === undefined) return
+  // smtp-server waits up to 30 s for open connections before closing; a bench that is done does not.
+  await Promise.race([catcher.close(), sleep(SMTP_CLOSE_TIMEOUT_MS)])
+}
 
 // Whatever way this process ends, no server is left holding a port or a CPU.
 process.on("exit", () => {
@@ -244,18 +303,68 @@ const checkPipeline = async (running: Running): Promise<void> => {
   if (ids[0] === ids[1]) throw new Error(`${running.target.name} repeated the request id ${ids[0]}`)
 }
 
+/**
+ * Whether a `/me` body is the bench user's document, reached with the token (not a session): a JSON object whose
+ * `email` is the bench address and whose `auth.kind` is `token`. Used on every response of the `/me` load, so it
+ * stays cheap: one parse, a few property reads.
+ */
+const isMeOf =
+  (email: string) =>
+  (body: string): boolean => {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body)
+    } catch {
+      return false
+    }
+    if (typeof parsed !== "object" || parsed === null) return false
+    if (!("email" in parsed) || parsed.email !== email) return false
+    const auth = "auth" in parsed ? parsed.auth : null
+    return typeof auth === "object" && auth !== null && "kind" in auth && auth.kind === "token"
+  }
+
+/**
+ * Before `/me` is measured, its whole answer is checked once, headers included: 200, the JSON content type, the
+ * bench user's document reached by token, and a fresh UUID request id each time.
+ */
+const checkMe = async (running: Running, user: BenchUser): Promise<void> => {
+  const ids: Array<string> = []
+  for (let i = 0; i < 2; i++) {
+    const response = await fetch(`${running.origin}${ME_PATH}`, {
+      headers: { authorization: `Bearer ${user.token}` },
+      signal: AbortSignal.timeout(5_000)
+    })
+    const body = await response.text()
+    const contentType = response.headers.get("content-type")
+    const id = response.headers.get("x-request-id") ?? ""
+    const problems = [
+      response.status === 200 ? null : `status ${response.status}`,
+      isMeOf(user.email)(body) ? null : `body is not ${user.email}'s document by token: ${body.slice(0, 300)}`,
+      contentType === EXPECTED_CONTENT_TYPE ? null : `content-type ${JSON.stringify(contentType)}`,
+      UUID.test(id) ? null : `x-request-id ${JSON.stringify(id)}`
+    ].filter((p): p is string => p !== null)
+    if (problems.length > 0) {
+      throw new Error(`${running.target.name} ${ME_PATH} is not the expected answer: ${problems}`)
+    }
+    ids.push(id)
+  }
+  if (ids[0] === ids[1]) throw new Error(`${running.target.name} repeated the request id ${ids[0]}`)
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Load
 
 /**
  * What one autocannon run aims at: a path on a running server and what every answer to it must be. `baseline` and
- * `signalman` are the headline pair (`/healthz` on each server); `pipeline` is the full-pipeline route on the same
- * Signalman process as `signalman`.
+ * `signalman` are the headline pair (`/healthz` on each server); `pipeline` (the full-pipeline route) and `me` (the
+ * authenticated route) run on the same Signalman process as `signalman`.
  */
 interface Subject {
-  readonly name: "baseline" | "signalman" | "pipeline"
+  readonly name: "baseline" | "signalman" | "pipeline" | "me"
   readonly running: Running
   readonly path: string
+  /** Sent with every request (the bearer token of `me`). */
+  readonly headers?: Readonly<Record<string, string>>
   readonly status: number
   /** Applied by autocannon to every response body: an exact string when the body is constant, else a predicate. */
   readonly body: { readonly exact: string } | { readonly verify: (body: string) => boolean }
@@ -298,6 +407,7 @@ const load = (subject: Subject, kind: Run["kind"], round: number, seconds: numbe
     const instance = autocannon(
       {
         url: `${subject.running.origin}${subject.path}`,
+        ...(subject.headers === undefined ? {} : { headers: { ...subject.headers } }),
         connections: CONNECTIONS,
         pipelining: PIPELINING,
         duration: seconds,
@@ -390,6 +500,13 @@ const main = async (): Promise<number> => {
   const durationSecs = positiveInt("BENCH_DURATION_SECS", 8)
   const rounds = positiveInt("BENCH_ROUNDS", 3)
   const warmupSecs = positiveInt("BENCH_WARMUP_SECS", 3)
+  const databaseUrl = benchDatabaseUrl()
+  const database = databaseUrl === undefined ? "embedded database in memory" : `PostgreSQL ${redactUrl(databaseUrl)}`
+
+  smtpCatcher = await startSmtpCatcher(HOST)
+  // For the operator surface only, and only for the life of this run; never written anywhere.
+  const adminToken = randomBytes(32).toString("base64url")
+  const benchEmail = `bench-${Date.now()}@example.com`
 
   const baseline: Target = {
     name: "baseline",
@@ -397,12 +514,25 @@ const main = async (): Promise<number> => {
     script: "bench/bare-healthz.ts",
     env: {}
   }
+  // What the report may show of Signalman's environment: the same keys, the secrets replaced.
+  const signalmanEnvReported = {
+    ...(databaseUrl === undefined ? { DATA_DIR: "memory://" } : { DATABASE__URL: redactUrl(databaseUrl) }),
+    LOG__LEVEL: "warn",
+    OPERATOR__ADMIN_TOKEN: "(random per run, not recorded)",
+    MAIL__SMTP_URL: smtpCatcher.url,
+    AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0"
+  }
   const signalman: Target = {
     name: "signalman",
-    description: "Signalman (src/main.ts, default role, embedded database in memory, LOG__LEVEL=warn)",
+    description: `Signalman (src/main.ts, default role, ${database}, LOG__LEVEL=warn)`,
     script: "src/main.ts",
-    // warn: the access log (debug for /healthz, info elsewhere) must not be what is measured.
-    env: { DATA_DIR: "memory://", LOG__LEVEL: "warn" }
+    // warn: the access log (debug for /healthz, info elsewhere) must not be what is measured. The operator secret,
+    // the SMTP catcher and the unthrottled magic link serve the bench user's sign-in (bench/bench-user.ts) only.
+    env: {
+      ...signalmanEnvReported,
+      ...(databaseUrl === undefined ? {} : { DATABASE__URL: databaseUrl.href }),
+      OPERATOR__ADMIN_TOKEN: adminToken
+    }
   }
 
   const context = { machine: machine(), commit: gitCommit(), startedAt: new Date().toISOString() }
@@ -421,10 +551,17 @@ const main = async (): Promise<number> => {
   log(`  baseline  ${baseline.description}`)
   log(`  signalman ${signalman.description}`)
   log(`  pipeline  GET ${PIPELINE_PATH} on the same Signalman process, 404 NOT_FOUND envelope (reference, no aim)`)
+  log(`  me        GET ${ME_PATH} on the same Signalman process, bearer API token of ${benchEmail}, 200`)
+  log(`            ${database}; ${ME_CACHES}`)
 
   const servers = { baseline: await start(baseline), signalman: await start(signalman) }
   for (const running of Object.values(servers)) await checkSameWork(running)
   await checkPipeline(servers.signalman)
+  const user = await makeBenchUser(servers.signalman.origin, smtpCatcher, adminToken, benchEmail)
+  await checkMe(servers.signalman, user)
+  log(
+    `  user      ${user.email}: account ${user.accountId}, token ${user.tokenPrefix}..., api_reads_per_minute ${fmt(READS_PER_MINUTE)}`
+  )
 
   const exactHealthz = { exact: EXPECTED_BODY }
   const subjects: ReadonlyArray<Subject> = [
@@ -443,6 +580,15 @@ const main = async (): Promise<number> => {
           return traceId !== null && UUID.test(traceId)
         }
       }
+    },
+    {
+      name: "me",
+      running: servers.signalman,
+      path: ME_PATH,
+      headers: { authorization: `Bearer ${user.token}` },
+      status: 200,
+      // The document carries timestamps and ids, so it is checked by its address and credential, not whole.
+      body: { verify: isMeOf(user.email) }
     }
   ]
 
@@ -480,6 +626,11 @@ const main = async (): Promise<number> => {
   // Against the same baseline as the headline: the bare server's /healthz is the least an HTTP answer costs on this
   // machine, so this ratio is what the whole stack costs on top of it.
   const pipelineRatio = pipelineSummary.medianRps / summary.baseline.medianRps
+  const meSummary = summarize("me")
+  // (a) The issue's aim, against Signalman's own /healthz on the same process; (b) against the 404 route, which
+  // goes through the same Effect runtime: the comparison that isolates what authentication and the handler cost.
+  const meRatioToHealthz = meSummary.medianRps / summary.signalman.medianRps
+  const meRatioToPipeline = meSummary.medianRps / pipelineSummary.medianRps
   const failed = runs.reduce((sum, run) => sum + failures(run), 0)
   // Zero answered requests would make a ratio of 0/0 or x/0 look like a result.
   const empty = runs.filter((run) => run.answered === 0)
@@ -498,6 +649,15 @@ const main = async (): Promise<number> => {
     `  pipeline  median ${fmt(pipelineSummary.medianRps).padStart(8)} req/s  p50 ${ms(pipelineSummary.medianLatencyP50Ms)} ms  p99 ${ms(pipelineSummary.medianLatencyP99Ms)} ms  (rounds: ${pipelineSummary.rps.map((v) => fmt(v)).join(", ")})`
   )
   log(`  ratio     pipeline (GET ${PIPELINE_PATH}) / baseline (/healthz) = ${fmt(pipelineRatio, 3)}, no aim`)
+  log("")
+  log(`  ${ME_LABEL}:`)
+  log(
+    `  me        median ${fmt(meSummary.medianRps).padStart(8)} req/s  p50 ${ms(meSummary.medianLatencyP50Ms)} ms  p99 ${ms(meSummary.medianLatencyP99Ms)} ms  (rounds: ${meSummary.rps.map((v) => fmt(v)).join(", ")})`
+  )
+  log(
+    `  ratio     me / signalman (/healthz) = ${fmt(meRatioToHealthz, 3)} (aim >= ${ME_AIM}: ${meRatioToHealthz >= ME_AIM ? "met" : "NOT met"})`
+  )
+  log(`  ratio     me / pipeline (404) = ${fmt(meRatioToPipeline, 3)}, ${ME_LIKE_FOR_LIKE}`)
 
   mkdirSync(path.dirname(outFile), { recursive: true })
   const ok = failed === 0 && empty.length === 0
@@ -512,7 +672,8 @@ const main = async (): Promise<number> => {
         finishedAt: new Date().toISOString(),
         settings,
         targets: { baseline: baseline.description, signalman: signalman.description },
-        signalmanEnv: signalman.env,
+        // The operator secret is replaced, and a database password would be.
+        signalmanEnv: signalmanEnvReported,
         summary,
         ratio,
         aim: AIM,
@@ -531,6 +692,24 @@ const main = async (): Promise<number> => {
           ratio: pipelineRatio,
           ratioOf: "median rps of the pipeline route / median rps of baseline /healthz",
           aim: null
+        },
+        identity: {
+          label: ME_LABEL,
+          request: `GET ${ME_PATH}`,
+          server: "signalman",
+          auth: "Authorization: Bearer <sm_live_ API token, scopes full_access>, minted after a magic-link sign-in",
+          user: { email: user.email, accountId: user.accountId, tokenPrefix: user.tokenPrefix },
+          accountOverrides: { api_reads_per_minute: READS_PER_MINUTE },
+          database,
+          measures: ME_CACHES,
+          expected: { status: 200, contentType: EXPECTED_CONTENT_TYPE, email: user.email, authKind: "token" },
+          summary: meSummary,
+          ratioToSignalmanHealthz: meRatioToHealthz,
+          ratioToSignalmanHealthzOf: "median rps of /me / median rps of signalman /healthz (same process)",
+          aim: ME_AIM,
+          aimMet: meRatioToHealthz >= ME_AIM,
+          ratioToPipeline: meRatioToPipeline,
+          ratioToPipelineOf: `median rps of /me / median rps of GET ${PIPELINE_PATH} (same process); ${ME_LIKE_FOR_LIKE}`
         },
         runs
       },
@@ -555,6 +734,7 @@ main()
   })
   .then(async (code) => {
     await stopAll()
+    await closeSmtpCatcher()
     // autocannon may keep sockets referenced; the run is over, so exit rather than wait on them.
     process.exit(code)
   })

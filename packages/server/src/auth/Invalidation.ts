@@ -48,11 +48,11 @@ export class Invalidation extends Effect.Service<Invalidation>()("Signalman/Inva
         Effect.zipRight(
           Effect.sync(() => local(tag)),
           shared
-            ? pg
-                .notify(CHANNEL, tag)
-                .pipe(
-                  Effect.catchAllCause((cause) => Effect.logWarning("Could not publish a cache invalidation", cause))
-                )
+            ? // pg_notify, not the client's notify(): NOTIFY takes no bind parameter for its payload.
+              pg`SELECT pg_notify(${CHANNEL}, ${tag})`.pipe(
+                Effect.asVoid,
+                Effect.catchAllCause((cause) => Effect.logWarning("Could not publish a cache invalidation", cause))
+              )
             : Effect.void
         )
     }

@@ -13,7 +13,8 @@ import { isPlausibleEmail, normalizeEmail } from "../auth/Accounts.js"
 import { Invalidation } from "../auth/Invalidation.js"
 import { Mailer } from "../auth/Mailer.js"
 import { randomSecret, sha256 } from "../auth/Secrets.js"
-import { publicBaseUrl } from "../Config.js"
+import { TtlCache } from "../auth/TtlCache.js"
+import { AppConfig, publicBaseUrl } from "../Config.js"
 import { uuidv7 } from "../Ids.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
@@ -73,6 +74,7 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
     const quotaEvents = yield* QuotaEvents
     const mailer = yield* Mailer
     const invalidation = yield* Invalidation
+    const config = yield* AppConfig
     const base = yield* publicBaseUrl
     const decodeInvitations = Schema.decodeUnknown(Schema.Array(InvitationRow))
 
@@ -129,10 +131,24 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
         }
       })
 
+    // Usage counts are cached per account for usage_cache_ttl_secs (the spec's usage cache).
+    const usageCache = new TtlCache<Awaited<Effect.Effect.Success<ReturnType<typeof pooledCounts>>>>(
+      config.usage_cache_ttl_secs * 1000
+    )
+    const counted = (accountId: string) =>
+      Effect.suspend(() => {
+        const hit = usageCache.get(accountId)
+        return hit !== undefined
+          ? Effect.succeed(hit)
+          : Effect.tap(pooledCounts(sql, accountId), (counts) =>
+              Effect.sync(() => usageCache.set(accountId, counts, [`account:${accountId}`]))
+            )
+      })
+
     const usage = (accountId: AccountId) =>
       Effect.gen(function* () {
         const plan = yield* plans.forAccount(accountId)
-        const counts = yield* pooledCounts(sql, accountId)
+        const counts = yield* counted(accountId)
         const known: Partial<Record<Plan.QuotaName, number>> = counts
         const quotas = Object.fromEntries(
           pooledQuotas.map((q) => [q, { current: known[q] ?? 0, limit: plan.quotas[q] }])
