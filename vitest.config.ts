@@ -14,6 +14,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       {
+        extends: true,
         test: {
           name: "unit",
           include: ["packages/*/test/**/*.test.ts"],
@@ -21,6 +22,7 @@ export default defineConfig({
         }
       },
       {
+        extends: true,
         test: {
           name: "e2e:embedded",
           include: [e2e],
@@ -30,6 +32,7 @@ export default defineConfig({
         }
       },
       {
+        extends: true,
         test: {
           name: "e2e:postgres",
           include: [e2e, e2ePostgresOnly],
