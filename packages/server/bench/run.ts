@@ -386,6 +386,8 @@ interface Run {
   readonly expectedStatus: number
   readonly answered: number
   readonly wrongStatus: number
+  /** Responses by status code, so a failed run says whether it met 429s, 500s or something else. */
+  readonly statuses: Readonly<Record<string, number>>
   readonly errors: number
   readonly timeouts: number
   readonly mismatches: number
@@ -447,6 +449,7 @@ const load = (subject: Subject, kind: Run["kind"], round: number, seconds: numbe
           expectedStatus: subject.status,
           answered,
           wrongStatus: responses - answered,
+          statuses: Object.fromEntries(byStatus.map(([code, stats]) => [code, stats.count ?? 0])),
           errors: result.errors,
           timeouts: result.timeouts,
           mismatches: result.mismatches
@@ -596,7 +599,10 @@ const main = async (): Promise<number> => {
   const record = (run: Run) => {
     runs.push(run)
     const label = run.kind === "warmup" ? "warm-up" : `round ${run.round}`
-    const bad = failures(run) > 0 ? `  FAILED: ${failures(run)} (wrong status/errors/timeouts/mismatches)` : ""
+    const bad =
+      failures(run) > 0
+        ? `  FAILED: ${failures(run)} (wrong status/errors/timeouts/mismatches; statuses ${JSON.stringify(run.statuses)})`
+        : ""
     log(
       `  ${label.padEnd(8)} ${run.target.padEnd(9)} ${fmt(run.rps).padStart(8)} req/s  p50 ${ms(run.latencyMs.p50)} ms  p99 ${ms(run.latencyMs.p99)} ms  ${fmt(run.requests)} requests${bad}`
     )

@@ -51,6 +51,18 @@ describe("sweepers", () => {
       `
       expect(left).toEqual({ links: 1, sessions: 1, invitations: 1, windows: 1 })
       expect(sweeps(false).map((s) => s.name)).not.toContain("magic_links")
+
+      // An account past its deletion grace is purged with its people and orgs; one still in grace is kept.
+      const graced = uuidv7()
+      yield* sql`INSERT INTO accounts (id, plan_id, deleted_at, purge_after) VALUES (${graced}, 'free', now(), now() + interval '1 day')`
+      yield* sql`UPDATE accounts SET deleted_at = now() - interval '31 days', purge_after = now() - interval '1 day' WHERE id = ${accountId}`
+      yield* sql`INSERT INTO memberships (org_id, user_id, role) VALUES (${orgId}, ${userId}, 'owner')`
+      expect(yield* sweep("purge_accounts")).toBe(1)
+      const [after] = yield* sql<{ accounts: number; users: number; orgs: number; sessions: number }>`
+        SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM users)::int AS users,
+               (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM sessions)::int AS sessions
+      `
+      expect(after).toEqual({ accounts: 1, users: 0, orgs: 0, sessions: 0 })
     })
   )
 })

@@ -5,7 +5,9 @@
  * - magic-link rows: dropped seven days after they expire, every 6 hours (when magic links are offered);
  * - invitations: answered, revoked or expired more than 30 days ago, daily;
  * - sessions: ended (expired or revoked) more than 7 days ago, hourly;
- * - rate windows: older than ten minutes, every 10 minutes.
+ * - rate windows: older than ten minutes, every 10 minutes;
+ * - accounts whose 30-day deletion grace has passed: purged for good (people, orgs and everything they own),
+ *   hourly, one account per transaction.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Duration from "effect/Duration"
@@ -61,6 +63,29 @@ export const sweeps = (magicLinks: boolean): ReadonlyArray<Sweep> => [
         `,
         count
       )
+    )
+  },
+  {
+    name: "purge_accounts",
+    every: "1 hour",
+    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.gen(function* () {
+        const due = yield* sql<{ id: string }>`
+          SELECT id FROM accounts WHERE purge_after IS NOT NULL AND purge_after < now() AND deleted_at IS NOT NULL LIMIT 100
+        `
+        for (const account of due) {
+          yield* sql.withTransaction(
+            Effect.gen(function* () {
+              // Memberships, sessions, tokens and invitations go with their orgs and users (ON DELETE CASCADE);
+              // attempts and support requests keep their rows with the person's id cleared.
+              yield* sql`DELETE FROM orgs WHERE account_id = ${account.id}`
+              yield* sql`DELETE FROM users WHERE account_id = ${account.id}`
+              yield* sql`DELETE FROM accounts WHERE id = ${account.id} AND purge_after < now()`
+            })
+          )
+        }
+        return due.length
+      })
     )
   },
   {
