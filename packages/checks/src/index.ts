@@ -45,11 +45,19 @@ export * as Ping from "./Ping.js"
 /**
  * @since 0.1.0
  */
+export * as Probe from "./Probe.js"
+/**
+ * @since 0.1.0
+ */
 export * as ProbeSettings from "./ProbeSettings.js"
 /**
  * @since 0.1.0
  */
 export * as Resolver from "./Resolver.js"
+/**
+ * @since 0.1.0
+ */
+export * as TargetAddress from "./TargetAddress.js"
 /**
  * @since 0.1.0
  */

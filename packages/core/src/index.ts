@@ -22,3 +22,8 @@ export * as DecodeFailure from "./DecodeFailure.js"
  * @since 0.1.0
  */
 export * as RequestBody from "./RequestBody.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Variables from "./Variables.js"

@@ -21,9 +21,10 @@
  * What `/me` measures is the authentication path, not database latency: the token's verified hash, its row, the
  * user, their memberships and the plan are kept in in-process caches (sessions, tokens, users and memberships for
  * 10 s and dropped on change, through LISTEN/NOTIFY on PostgreSQL; plans for `plan_cache_ttl_secs`), the rate
- * budget reserves its requests from the database in blocks (one per minute window at the raised budget), and the
- * token's last use is written once a minute. The database is touched a few times per 10 s, not per request. It is
- * the embedded database in memory unless `BENCH_DATABASE_URL` names a PostgreSQL database.
+ * budget reserves its requests from the database in blocks of a twentieth of the budget, and the token's last use
+ * is written once a minute. So the database sees tens of queries per 10 s (an expired entry may be missed by every
+ * request in flight at once, and so may a new minute window), not one per request. It is the embedded database in
+ * memory unless `BENCH_DATABASE_URL` names a PostgreSQL database; a run against each shows how little that matters.
  *
  * Each server is a child process on a free loopback port; autocannon (50 connections, pipelining 1) runs here.
  * A warm-up run per target is not counted, then rounds alternate between the targets (the order reverses each
@@ -68,8 +69,8 @@ const ME_LABEL = "authenticated GET /api/v1/me, bearer API token (the identity i
 const ME_LIKE_FOR_LIKE =
   "like-for-like: the 404 route goes through the same Effect runtime, router and middleware, without authentication"
 const ME_CACHES =
-  "served from in-process caches (sessions/tokens/users/memberships, 10 s, invalidated by LISTEN/NOTIFY on " +
-  "PostgreSQL; plans) with rate-budget blocks reserved per minute: it measures the authentication path, not " +
+  "served from in-process caches (sessions/tokens/users/memberships for 10 s, invalidated by LISTEN/NOTIFY on " +
+  "PostgreSQL; plans) and rate-budget blocks reserved per minute window: it measures the authentication path, not " +
   "database latency"
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Signalman starts through tsx and migrates its embedded database first; a minute is ample, and a bound is needed

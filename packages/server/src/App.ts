@@ -42,6 +42,8 @@ import * as OrgsHttp from "./orgs/Http.js"
 import { Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
+import { Probes } from "./probes/Probes.js"
+import * as TargetsHttp from "./targets/Http.js"
 import * as Sweepers from "./workers/Sweepers.js"
 
 export const DOCS_PATH = "/docs"
@@ -91,10 +93,12 @@ const http = (config: Config.Values) => {
               MeHttp.layer,
               OrgsHttp.layer,
               OrgsHttp.publicLayer,
-              OperatorHttp.layer
+              OperatorHttp.layer,
+              TargetsHttp.layer
             ]),
             Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
-            Layer.provide(identity)
+            Layer.provide(identity),
+            Layer.provide(Probes.Default)
           ),
           {
             maxBodyBytes,

@@ -13,6 +13,7 @@ import { finalize } from "./OpenApiDocument.js"
 import { OperationsApi } from "./Operations.js"
 import { OperatorApi } from "./Operator.js"
 import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
+import { TargetsApi } from "./Targets.js"
 
 /**
  * @since 0.1.0
@@ -24,6 +25,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(MeApi)
   .add(OrgsApi)
   .add(InvitationsPublicApi)
+  .add(TargetsApi)
   .add(OperatorApi)
   // Errors any route can answer with, whatever its own errors: malformed bodies, unknown routes, server faults.
   .addError(ApiError.Wire.BadRequest)

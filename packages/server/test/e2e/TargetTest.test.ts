@@ -1,0 +1,154 @@
+/**
+ * `POST /api/v1/targets/test`: a check run once against real servers on loopback, and every refusal before it runs.
+ */
+
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Reply from "../support/Http.js"
+import { bearer, mintToken, signIn } from "../support/Identity.js"
+import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import * as TestDatabase from "../support/TestDatabase.js"
+import * as TestServer from "../support/TestServer.js"
+
+/** A loopback HTTP server answering each path with a chosen status. */
+const origin: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.promise(
+    () =>
+      new Promise<Http.Server>((resolve) => {
+        const server = Http.createServer((request, response) => {
+          if (request.url === "/busy") {
+            response.writeHead(503, { "retry-after": "120" }).end("busy")
+            return
+          }
+          response.writeHead(request.url === "/missing" ? 404 : 200, { "content-type": "text/plain" }).end("all good")
+        })
+        server.listen(0, "127.0.0.1", () => resolve(server))
+      })
+  ),
+  (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+
+const setup = (settings: Record<string, string>) =>
+  Effect.gen(function* () {
+    const smtp = yield* SmtpCatcher.make
+    const server = yield* TestServer.start({
+      MAIL__SMTP_URL: smtp.url,
+      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+      ...settings
+    })
+    const alice = yield* signIn(server, smtp)
+    const test = (check: unknown) => alice.browser.request("/api/v1/targets/test", { json: { check } })
+    return { server, smtp, alice, test }
+  })
+
+describe(`POST /api/v1/targets/test (${TestDatabase.kind} database)`, () => {
+  it.scopedLive("runs the check once and answers its result, nothing stored", () =>
+    Effect.gen(function* () {
+      const { test } = yield* setup({ CHECKER__ALLOW_PRIVATE_TARGETS: "true" })
+      const base = yield* origin
+      const up = yield* test({ type: "http", url: `${base}/ok`, expected_body_contains: "good" })
+      expect(up.status).toBe(200)
+      const result = up.json as {
+        status: string
+        duration_ms: number
+        error: string | null
+        details: { status_code: number }
+        phases: { total_ms: number; connect_ms: number }
+        checked_at: string
+        region: string
+      }
+      expect(result.status).toBe("up")
+      expect(result.error).toBeNull()
+      expect(result.details.status_code).toBe(200)
+      expect(result.region).toBe("local")
+      expect(result.checked_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+      expect(result.phases.connect_ms).toBeGreaterThanOrEqual(0)
+      expect(up.headers.get("cache-control")).toBe("no-store")
+
+      const degraded = (yield* test({ type: "http", url: `${base}/busy` })).json as { status: string; error: string }
+      expect(degraded).toMatchObject({ status: "degraded", error: "rate-limited 503 (Retry-After: 120)" })
+      const down = (yield* test({ type: "http", url: `${base}/missing` })).json as { status: string }
+      expect(down.status).toBe("down")
+      const port = new URL(base).port
+      const tcp = (yield* test({ type: "tcp", host: "127.0.0.1", port: Number(port) })).json as { status: string }
+      expect(tcp.status).toBe("up")
+    })
+  )
+
+  it.scopedLive("refusals before anything runs: blocked literals, ip_version, no probe, flows off, variables", () =>
+    Effect.gen(function* () {
+      const { test } = yield* setup({})
+      const blocked = yield* test({ type: "http", url: "http://2130706433/" })
+      expect(blocked.status).toBe(400)
+      expect(Reply.envelope(blocked)).toMatchObject({ code: "TARGET_ADDRESS_BLOCKED", field: "check.url" })
+      expect(Reply.envelope(yield* test({ type: "tcp", host: "[::1]", port: 22 }))).toMatchObject({
+        code: "TARGET_ADDRESS_BLOCKED",
+        field: "check.host"
+      })
+      const family = yield* test({ type: "tcp", host: "8.8.8.8", port: 53, ip_version: "ipv6" })
+      expect(family.status).toBe(400)
+      expect(Reply.envelope(family)).toMatchObject({ code: "INVALID_IP_VERSION", field: "check.ip_version" })
+      for (const check of [{ type: "heartbeat", period: 3600, grace: 60 }, { type: "manual" }]) {
+        const reply = yield* test(check)
+        expect(reply.status).toBe(422)
+        expect(Reply.envelope(reply)).toMatchObject({ code: "HEARTBEAT_NOT_PROBEABLE", field: "check.type" })
+      }
+      const flow = yield* test({
+        type: "flow",
+        start_url: "https://example.com/",
+        steps: [{ action: "assert_text", text: "Example" }]
+      })
+      expect(flow.status).toBe(403)
+      expect(Reply.envelope(flow).code).toBe("FLOW_CHECKS_DISABLED")
+      const variable = yield* test({
+        type: "http",
+        url: "https://example.com/",
+        headers: { Authorization: "Bearer {{api_key}}" }
+      })
+      expect(variable.status).toBe(422)
+      expect(Reply.envelope(variable)).toMatchObject({
+        code: "UNRESOLVED_VARIABLE",
+        field: "check.headers.Authorization",
+        details: { key: "api_key" }
+      })
+      const typo = yield* test({ type: "http", url: "https://example.com/", timeuot: 5 })
+      expect(typo.status).toBe(422)
+      expect(Reply.envelope(typo)).toMatchObject({ code: "INVALID_JSON", field: "check.timeuot" })
+    })
+  )
+
+  it.scopedLive("a token needs targets:execute and an org: INSUFFICIENT_SCOPE, ORG_REQUIRED", () =>
+    Effect.gen(function* () {
+      const { server, alice } = yield* setup({ CHECKER__ALLOW_PRIVATE_TARGETS: "true" })
+      const base = yield* origin
+      const body = {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ check: { type: "http", url: `${base}/ok` } })
+      }
+      const orgId = ((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string; slug: string }> })
+        .orgs[0]
+      const writer = yield* mintToken(alice, { scopes: ["targets:write"], org_id: orgId?.id })
+      const refused = yield* bearer(server, writer.token, "/api/v1/targets/test", body)
+      expect(refused.status).toBe(403)
+      expect(Reply.envelope(refused)).toMatchObject({
+        code: "INSUFFICIENT_SCOPE",
+        details: { required: "targets:execute" }
+      })
+
+      const unbound = yield* mintToken(alice, { scopes: ["targets:execute"] })
+      const noOrg = yield* bearer(server, unbound.token, "/api/v1/targets/test", body)
+      expect(noOrg.status).toBe(400)
+      expect(Reply.envelope(noOrg).code).toBe("ORG_REQUIRED")
+      const withOrg = yield* bearer(server, unbound.token, "/api/v1/targets/test", {
+        ...body,
+        headers: { ...body.headers, "x-signalman-org": orgId?.slug ?? "" }
+      })
+      expect(withOrg.status).toBe(200)
+      expect((withOrg.json as { status: string }).status).toBe("up")
+    })
+  )
+})
