@@ -7,6 +7,7 @@
  * window; near the limit blocks shrink to one request, so little budget sits unused in another process.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 
 const WINDOW_MS = 60_000
@@ -21,6 +22,10 @@ interface Local {
   /** The shared counter after this process's last reservation: how full the window was then. */
   seen: number
   exhausted: boolean
+  /** The reservation under way, which concurrent requests wait for instead of reserving again. */
+  pending: Deferred.Deferred<void> | undefined
+  /** Requests waiting for it: the next reservation asks for at least that many. */
+  waiting: number
 }
 
 export class RateBudgets extends Effect.Service<RateBudgets>()("Signalman/RateBudgets", {
@@ -30,13 +35,13 @@ export class RateBudgets extends Effect.Service<RateBudgets>()("Signalman/RateBu
     let lastSweep = 0
 
     const reserve = (subject: string, category: string, window: number, block: number) =>
-      sql<{ used: number }>`
+      sql<{ used: string | number }>`
         INSERT INTO rate_windows AS w (subject, category, window_start, used)
         VALUES (${subject}, ${category}, ${new Date(window)}, ${block})
         ON CONFLICT (subject, category, window_start) DO UPDATE SET used = w.used + ${block}
         RETURNING used
       `.pipe(
-        Effect.map((rows) => rows[0]?.used ?? block),
+        Effect.map((rows) => Number(rows[0]?.used ?? block)),
         Effect.orDie
       )
 
@@ -51,34 +56,70 @@ export class RateBudgets extends Effect.Service<RateBudgets>()("Signalman/RateBu
             sql`DELETE FROM rate_windows WHERE window_start < ${new Date(now - 10 * WINDOW_MS)}`.pipe(Effect.ignore)
           )
 
+    const current = (key: string, window: number): Local => {
+      let local = state.get(key)
+      if (local === undefined || local.window !== window) {
+        local = { window, reserved: 0, seen: 0, exhausted: false, pending: undefined, waiting: 0 }
+        state.set(key, local)
+      }
+      return local
+    }
+
+    // Terminates: each reservation either grants something from a finite budget or marks the window exhausted.
     const spend = (subject: string, category: string, limit: number): Effect.Effect<Verdict> =>
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         const now = Date.now()
         const window = now - (now % WINDOW_MS)
         const resetSecs = Math.max(1, Math.ceil((window + WINDOW_MS - now) / 1000))
-        const key = `${subject}\u0000${category}`
-        let local = state.get(key)
-        if (local === undefined || local.window !== window) {
-          local = { window, reserved: 0, seen: 0, exhausted: false }
-          state.set(key, local)
-        }
+        const local = current(`${subject}\u0000${category}`, window)
         if (local.reserved > 0) {
           local.reserved--
-          return { allowed: true, limit, remaining: Math.max(0, limit - local.seen) + local.reserved, resetSecs }
+          return Effect.succeed<Verdict>({
+            allowed: true,
+            limit,
+            remaining: Math.max(0, limit - local.seen) + local.reserved,
+            resetSecs
+          })
         }
-        if (local.exhausted) return { allowed: false, limit, retryAfterSecs: resetSecs }
-        const block = local.seen >= limit * 0.8 ? 1 : Math.max(1, Math.ceil(limit / 20))
-        const used = yield* reserve(subject, category, window, block)
-        yield* sweep(now)
-        const before = used - block
-        const granted = Math.max(0, Math.min(block, limit - before))
-        local.seen = used
-        if (granted === 0) {
-          local.exhausted = true
-          return { allowed: false, limit, retryAfterSecs: resetSecs }
+        if (local.exhausted) {
+          return Effect.succeed<Verdict>({ allowed: false, limit, retryAfterSecs: resetSecs })
         }
-        local.reserved = granted - 1
-        return { allowed: true, limit, remaining: Math.max(0, limit - used) + local.reserved, resetSecs }
+        // One reservation at a time per key: the others wait for it and spend what it brought.
+        if (local.pending !== undefined) {
+          const pending = local.pending
+          local.waiting++
+          return Effect.zipRight(
+            Deferred.await(pending).pipe(
+              Effect.ensuring(
+                Effect.sync(() => {
+                  local.waiting--
+                })
+              )
+            ),
+            spend(subject, category, limit)
+          )
+        }
+        return Effect.gen(function* () {
+          const done = yield* Deferred.make<void>()
+          local.pending = done
+          const block = local.seen >= limit * 0.8 ? 1 : Math.max(1, Math.ceil(limit / 20), local.waiting + 1)
+          const used = yield* reserve(subject, category, window, block).pipe(
+            Effect.ensuring(
+              Effect.zipRight(
+                Effect.sync(() => {
+                  local.pending = undefined
+                }),
+                Deferred.succeed(done, undefined)
+              )
+            )
+          )
+          yield* sweep(now)
+          const granted = Math.max(0, Math.min(block, limit - (used - block)))
+          local.seen = Math.max(local.seen, used)
+          local.reserved += granted
+          if (granted === 0) local.exhausted = true
+          return yield* spend(subject, category, limit)
+        })
       })
 
     return { spend }

@@ -226,7 +226,7 @@ export default Effect.gen(function* () {
       subject text NOT NULL,
       category text NOT NULL,
       window_start timestamptz NOT NULL,
-      used integer NOT NULL,
+      used bigint NOT NULL,
       PRIMARY KEY (subject, category, window_start)
     )
   `
