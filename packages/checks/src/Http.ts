@@ -120,7 +120,8 @@ const firstHeaders = (check: HttpCheck, userAgent: string): Record<string, strin
   for (const [name, value] of Object.entries(check.headers)) headers[name.toLowerCase()] = value
   // The credential fields are the structured (and redacted) way to authenticate, so they win over a header;
   // bearer_token over basic_auth when, oddly, both are set.
-  if (check.basic_auth !== null) {
+  // The sentinel never reaches a probe (writes refuse it); were it to, it is no credential to send.
+  if (check.basic_auth !== null && check.basic_auth !== "***") {
     const pair = `${check.basic_auth.username}:${check.basic_auth.password}`
     headers.authorization = `Basic ${Buffer.from(pair, "utf8").toString("base64")}`
   }

@@ -33,6 +33,10 @@ export * as Dns from "./Dns.js"
 /**
  * @since 0.1.0
  */
+export * as DnsParams from "./DnsParams.js"
+/**
+ * @since 0.1.0
+ */
 export * as DomainExpiry from "./DomainExpiry.js"
 /**
  * @since 0.1.0

@@ -163,7 +163,9 @@ export const HttpCheck = RequestBody.Struct({
   expected_body_contains: optional(Schema.String),
   follow_redirects: withDefault(Schema.Boolean, () => true),
   verify_tls: withDefault(Schema.Boolean, () => true),
-  basic_auth: withDefault(Schema.NullOr(BasicAuth), () => null),
+  // The redaction sentinel is accepted here only so a write that echoes a GET gets 400 REDACTION_SENTINEL
+  // (Target.sentinelField) rather than a type error.
+  basic_auth: withDefault(Schema.NullOr(Schema.Union(BasicAuth, Schema.Literal("***"))), () => null),
   bearer_token: withDefault(Schema.NullOr(Schema.String), () => null),
   timeout,
   ip_version: ipVersion

@@ -22,7 +22,14 @@ export * as DecodeFailure from "./DecodeFailure.js"
  * @since 0.1.0
  */
 export * as RequestBody from "./RequestBody.js"
-
+/**
+ * @since 0.1.0
+ */
+export * as Target from "./Target.js"
+/**
+ * @since 0.1.0
+ */
+export * as TargetRules from "./TargetRules.js"
 /**
  * @since 0.1.0
  */

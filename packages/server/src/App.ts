@@ -44,6 +44,7 @@ import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
 import * as TargetsHttp from "./targets/Http.js"
+import { Targets } from "./targets/Targets.js"
 import * as Sweepers from "./workers/Sweepers.js"
 
 export const DOCS_PATH = "/docs"
@@ -98,7 +99,8 @@ const http = (config: Config.Values) => {
             ]),
             Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
             Layer.provide(identity),
-            Layer.provide(Probes.Default)
+            Layer.provide(Probes.Default),
+            Layer.provide(Targets.Default)
           ),
           {
             maxBodyBytes,

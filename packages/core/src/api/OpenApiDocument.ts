@@ -24,6 +24,12 @@ const scrub = (node: unknown): unknown => {
     }
     out[key] = scrub(value)
   }
+  // Effect writes `{ "$id": "/schemas/unknown" }` for every unknown value; a second one makes the document
+  // invalid (an $id must be unique), and "any value" needs no id.
+  if (out["$id"] === "/schemas/unknown") {
+    delete out["$id"]
+    delete out["title"]
+  }
   if (out["description"] === "The request did not match the expected schema") {
     out["description"] = "Error envelope with status 400"
   }

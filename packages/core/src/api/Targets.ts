@@ -1,15 +1,18 @@
 /**
- * Monitors (`/api/v1/targets*`). This release has the one-shot test of a check; the stored resource comes next.
+ * Monitors (`/api/v1/targets*`): the resource, and the one-shot test of a check.
  *
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
 import { CheckResult } from "../CheckResult.js"
 import { CheckSpec } from "../CheckSpec.js"
 import * as RequestBody from "../RequestBody.js"
+import { CreateTarget, PatchTarget, Target, TargetId } from "../Target.js"
 import { Authentication } from "./Authentication.js"
 
 /**
@@ -21,10 +24,65 @@ import { Authentication } from "./Authentication.js"
 export const TestCheck = RequestBody.Struct({ check: CheckSpec }).annotations({ identifier: "TestCheck" })
 
 /**
+ * The query of `GET /api/v1/targets`.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const ListTargets = Schema.Struct({
+  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500)), { default: () => 50 }),
+  offset: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()), { default: () => 0 }),
+  tag: Schema.optionalWith(Schema.String, { exact: true }),
+  enabled: Schema.optionalWith(Schema.BooleanFromString, { exact: true }),
+  q: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { exact: true })
+})
+
+/**
+ * A page of targets.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TargetPage = Schema.Struct({
+  data: Schema.Array(Target),
+  total: Schema.Int,
+  limit: Schema.Int,
+  offset: Schema.Int
+}).annotations({ identifier: "TargetPage" })
+
+const targetPath = Schema.Struct({ id: TargetId })
+
+/**
  * @since 0.1.0
  * @category groups
  */
 export class TargetsApi extends HttpApiGroup.make("targets")
+  .add(
+    HttpApiEndpoint.post("create", "/targets")
+      .setPayload(CreateTarget)
+      .addSuccess(Target, { status: 201 })
+      .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.Forbidden)
+      .addError(ApiError.Wire.UnprocessableEntity)
+      .annotate(OpenApi.Description, "Create a monitor; 201 with a Location header. Scope targets:write.")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/targets")
+      .setUrlParams(ListTargets)
+      .addSuccess(TargetPage)
+      .annotate(OpenApi.Description, "The org's monitors, newest first; filter by tag, enabled, or a name prefix q.")
+  )
+  .add(HttpApiEndpoint.get("get", "/targets/:id").setPath(targetPath).addSuccess(Target))
+  .add(
+    HttpApiEndpoint.patch("update", "/targets/:id")
+      .setPath(targetPath)
+      .setPayload(PatchTarget)
+      .addSuccess(Target)
+      .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.UnprocessableEntity)
+      .annotate(OpenApi.Description, "Change fields; omit check to leave it (and its credentials) as stored.")
+  )
+  .add(HttpApiEndpoint.del("delete", "/targets/:id").setPath(targetPath).addSuccess(HttpApiSchema.NoContent))
   .add(
     HttpApiEndpoint.post("test", "/targets/test")
       .setPayload(TestCheck)

@@ -111,6 +111,10 @@ export const settings = {
     description: "GitLab instance for GitLab sign-in (https only)",
     protocols: ["https:"]
   }),
+  "secrets.encryption_key": Setting.optionalString({
+    description: "32 bytes, base64: the key that encrypts stored credentials and secret values",
+    secret: true
+  }),
   "operator.admin_token": Setting.optionalString({
     description: "Bearer secret for /operator/*; unset answers 404 there",
     secret: true

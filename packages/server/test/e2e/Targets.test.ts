@@ -1,0 +1,260 @@
+/**
+ * Monitors as a resource: create (201, Location), read, list, change, delete; redaction; write_source; the quota.
+ */
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Http from "../support/Http.js"
+import { bearer, mintToken, signIn } from "../support/Identity.js"
+import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import * as TestDatabase from "../support/TestDatabase.js"
+import * as TestServer from "../support/TestServer.js"
+
+const setup = Effect.gen(function* () {
+  const smtp = yield* SmtpCatcher.make
+  const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
+  const alice = yield* signIn(server, smtp)
+  return { server, smtp, alice }
+})
+
+const httpCheck = { type: "http", url: "https://example.com/health" }
+
+interface TargetBody {
+  readonly id: string
+  readonly name: string
+  readonly check: Record<string, unknown>
+  readonly interval: number
+  readonly write_source: string
+  readonly alert_confirmations: number
+  readonly recovery_period_secs: number
+  readonly regions: Array<string>
+  readonly tags: Array<string>
+}
+
+describe(`targets (${TestDatabase.kind} database)`, () => {
+  it.scopedLive("create answers 201 with Location and the full target, defaults filled, written by ui", () =>
+    Effect.gen(function* () {
+      const { alice } = yield* setup
+      const created = yield* alice.browser.request("/api/v1/targets", {
+        json: { name: "Website", check: httpCheck, tags: ["prod", "web", "prod"] }
+      })
+      expect(created.status).toBe(201)
+      const target = created.json as TargetBody
+      expect(created.headers.get("location")).toBe(`/api/v1/targets/${target.id}`)
+      expect(created.headers.get("cache-control")).toBe("no-store")
+      expect(target).toMatchObject({
+        name: "Website",
+        interval: 180,
+        write_source: "ui",
+        alert_confirmations: 2,
+        recovery_period_secs: 180,
+        regions: ["local"],
+        tags: ["prod", "web"]
+      })
+      expect(target.check).toMatchObject({ type: "http", method: "GET", expected_status: "2xx", timeout: 10 })
+      const read = yield* alice.browser.request(`/api/v1/targets/${target.id}`)
+      expect(read.json).toEqual(target)
+    })
+  )
+
+  it.scopedLive("credentials are redacted on every answer, refused as a write, kept when check is omitted", () =>
+    Effect.gen(function* () {
+      const { server, alice } = yield* setup
+      const created = yield* alice.browser.request("/api/v1/targets", {
+        json: {
+          name: "API",
+          check: { ...httpCheck, basic_auth: { username: "u", password: "p" }, bearer_token: "secret-token" }
+        }
+      })
+      const target = created.json as TargetBody
+      expect(target.check["basic_auth"]).toBe("***")
+      expect(target.check["bearer_token"]).toBe("***")
+      expect(created.text).not.toContain("secret-token")
+      const listed = yield* alice.browser.request("/api/v1/targets")
+      expect(listed.text).not.toContain("secret-token")
+      // Stored sealed: the table holds no credential in the clear.
+      const [row] = yield* server.sql<{
+        check_spec: unknown
+        credentials: string
+      }>`SELECT check_spec, credentials FROM targets`
+      expect(JSON.stringify(row?.check_spec)).not.toContain("secret-token")
+      expect(row?.credentials).toMatch(/^v1\./)
+      expect(row?.credentials).not.toContain("secret-token")
+
+      const echoed = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+        method: "PATCH",
+        json: { check: target.check }
+      })
+      expect(echoed.status).toBe(400)
+      expect(Http.envelope(echoed)).toMatchObject({ code: "REDACTION_SENTINEL", field: "check.bearer_token" })
+      const renamed = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+        method: "PATCH",
+        json: { name: "API v2" }
+      })
+      expect(renamed.status).toBe(200)
+      expect((renamed.json as TargetBody).check["bearer_token"]).toBe("***")
+      const kind = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+        method: "PATCH",
+        json: { check: { type: "tcp", host: "example.com", port: 443 } }
+      })
+      expect(Http.envelope(kind)).toMatchObject({ code: "CHECK_KIND_IMMUTABLE", field: "check.type" })
+    })
+  )
+
+  it.scopedLive("list: pagination envelope, tag, enabled and name-prefix filters; foreign ids are 404", () =>
+    Effect.gen(function* () {
+      const { server, smtp, alice } = yield* setup
+      for (const [name, tags, enabled] of [
+        ["alpha", ["prod"], true],
+        ["beta", ["prod", "db"], false],
+        ["gamma", ["staging"], true]
+      ] as const) {
+        yield* alice.browser.request("/api/v1/targets", { json: { name, check: httpCheck, tags, enabled } })
+      }
+      const page = (query: string) =>
+        Effect.map(
+          alice.browser.request(`/api/v1/targets${query}`),
+          (r) => r.json as { data: Array<TargetBody>; total: number; limit: number; offset: number }
+        )
+      expect(yield* page("")).toMatchObject({ total: 3, limit: 50, offset: 0 })
+      expect((yield* page("?tag=prod")).data.map((t) => t.name).sort()).toEqual(["alpha", "beta"])
+      expect((yield* page("?enabled=false")).data.map((t) => t.name)).toEqual(["beta"])
+      expect((yield* page("?q=GA")).data.map((t) => t.name)).toEqual(["gamma"])
+      const second = yield* page("?limit=2&offset=2")
+      expect(second).toMatchObject({ total: 3, limit: 2, offset: 2 })
+      expect(second.data).toHaveLength(1)
+      expect(Http.envelope(yield* alice.browser.request("/api/v1/targets?limit=0")).field).toBe("limit")
+      expect(Http.envelope(yield* alice.browser.request("/api/v1/targets?limit=501")).code).toBe("VALIDATION_FAILED")
+
+      const bob = yield* signIn(server, smtp)
+      const aliceTarget = (yield* page("")).data[0]
+      for (const [method, json] of [
+        ["GET", undefined],
+        ["PATCH", { name: "mine" }],
+        ["DELETE", undefined]
+      ] as const) {
+        const reply = yield* bob.browser.request(`/api/v1/targets/${aliceTarget?.id}`, {
+          method,
+          ...(json === undefined ? {} : { json })
+        })
+        expect(reply.status, method).toBe(404)
+        expect(Http.envelope(reply).code).toBe("NOT_FOUND")
+      }
+      expect((yield* alice.browser.request(`/api/v1/targets/${aliceTarget?.id}`, { method: "DELETE" })).status).toBe(
+        204
+      )
+      expect((yield* alice.browser.request(`/api/v1/targets/${aliceTarget?.id}`)).status).toBe(404)
+    })
+  )
+
+  it.scopedLive("a token writes as api; scopes gate reads, writes and deletes", () =>
+    Effect.gen(function* () {
+      const { server, alice } = yield* setup
+      const org = ((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string }> }).orgs[0]
+      const writer = yield* mintToken(alice, { scopes: ["targets:write"], org_id: org?.id })
+      const json = (body: unknown) => ({
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+      const created = yield* bearer(
+        server,
+        writer.token,
+        "/api/v1/targets",
+        json({ name: "By token", check: httpCheck })
+      )
+      expect(created.status).toBe(201)
+      const target = created.json as TargetBody
+      expect(target.write_source).toBe("api")
+      expect((yield* bearer(server, writer.token, `/api/v1/targets/${target.id}`)).status).toBe(200)
+      const refused = yield* bearer(server, writer.token, `/api/v1/targets/${target.id}`, { method: "DELETE" })
+      expect(Http.envelope(refused)).toMatchObject({
+        code: "INSUFFICIENT_SCOPE",
+        details: { required: "targets:delete" }
+      })
+      const iac = yield* bearer(server, writer.token, `/api/v1/targets/${target.id}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json", "user-agent": "signalman-cli/0.1.0" },
+        body: JSON.stringify({ enabled: false })
+      })
+      expect((iac.json as TargetBody).write_source).toBe("iac")
+    })
+  )
+
+  it.scopedLive("20 parallel creates against a quota of 20 minus 5 settle at exactly the limit", () =>
+    Effect.gen(function* () {
+      const { alice } = yield* setup
+      for (let i = 0; i < 5; i++) {
+        expect(
+          (yield* alice.browser.request("/api/v1/targets", { json: { name: `pre-${i}`, check: httpCheck } })).status
+        ).toBe(201)
+      }
+      const replies = yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => i),
+        (i) => alice.browser.request("/api/v1/targets", { json: { name: `race-${i}`, check: httpCheck } }),
+        { concurrency: "unbounded" }
+      )
+      expect(replies.filter((r) => r.status === 201)).toHaveLength(15)
+      const refused = replies.filter((r) => r.status === 422)
+      expect(refused).toHaveLength(5)
+      assert.isDefined(refused[0])
+      expect(Http.envelope(refused[0]!)).toMatchObject({
+        code: "QUOTA_EXCEEDED",
+        field: null,
+        details: { quota: "max_targets", current: 20, limit: 20, plan: "free" }
+      })
+      const total = ((yield* alice.browser.request("/api/v1/targets")).json as { total: number }).total
+      expect(total).toBe(20)
+    })
+  )
+
+  it.scopedLive("the rules answer with their codes and fields", () =>
+    Effect.gen(function* () {
+      const { alice } = yield* setup
+      const create = (body: Record<string, unknown>) =>
+        alice.browser.request("/api/v1/targets", { json: { name: "x", ...body } })
+      expect(Http.envelope(yield* create({ check: httpCheck, interval: 60 }))).toMatchObject({
+        code: "MIN_CHECK_INTERVAL",
+        field: "interval"
+      })
+      expect(Http.envelope(yield* create({ check: { type: "manual" }, interval: 120 }))).toMatchObject({
+        code: "INVALID_INTERVAL"
+      })
+      expect(Http.envelope(yield* create({ check: { type: "manual" }, recovery_period_secs: 60 }))).toMatchObject({
+        code: "INVALID_ALERT_CONFIG"
+      })
+      expect(Http.envelope(yield* create({ check: { type: "tcp", host: "10.0.0.1", port: 5432 } }))).toMatchObject({
+        code: "TARGET_ADDRESS_BLOCKED",
+        field: "check.host"
+      })
+      expect(
+        Http.envelope(
+          yield* create({
+            check: { type: "dns", domain: "example.com", record_type: "A", expected_records: ["1.2.3.4", "1.2.3.4"] }
+          })
+        )
+      ).toMatchObject({ code: "INVALID_DNS_PARAMS" })
+      expect(Http.envelope(yield* create({ check: httpCheck, regions: ["mars"] }))).toMatchObject({
+        code: "REGION_INVALID",
+        field: "regions[0]"
+      })
+      expect(
+        Http.envelope(
+          yield* create({
+            check: { type: "flow", start_url: "https://example.com", steps: [{ action: "assert_text", text: "x" }] }
+          })
+        )
+      ).toMatchObject({ code: "FLOW_CHECKS_DISABLED" })
+      expect(Http.envelope(yield* create({ check: { ...httpCheck, timeuot: 3 } }))).toMatchObject({
+        code: "INVALID_JSON",
+        field: "check.timeuot"
+      })
+      expect(Http.envelope(yield* create({ check: httpCheck, id: "x" }))).toMatchObject({
+        code: "INVALID_JSON",
+        field: "id"
+      })
+      const manual = (yield* create({ check: { type: "manual" }, alert_confirmations: 5 })).json as TargetBody
+      expect(manual.alert_confirmations).toBe(1)
+      expect(manual.interval).toBe(60)
+    })
+  )
+})
