@@ -53,6 +53,45 @@ export const TargetPage = Schema.Struct({
 const targetPath = Schema.Struct({ id: TargetId })
 
 /**
+ * A probe region.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Region extends Schema.Class<Region>("Region")({
+  id: Schema.String,
+  name: Schema.String,
+  city: Schema.NullOr(Schema.String),
+  country_code: Schema.NullOr(Schema.String),
+  continent: Schema.NullOr(Schema.String),
+  latitude: Schema.NullOr(Schema.Number),
+  longitude: Schema.NullOr(Schema.Number)
+}) {}
+
+/**
+ * `PUT /api/v1/targets/{id}/regions`.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const SetRegions = RequestBody.Struct({
+  regions: Schema.Array(Schema.String.pipe(Schema.maxLength(32))).pipe(Schema.minItems(1), Schema.maxItems(64))
+}).annotations({ identifier: "SetRegions" })
+
+/**
+ * The tag inventory: each tag with how many of the org's targets carry it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TagPage = Schema.Struct({
+  data: Schema.Array(Schema.Struct({ tag: Schema.String, targets: Schema.Int })),
+  total: Schema.Int,
+  limit: Schema.Int,
+  offset: Schema.Int
+}).annotations({ identifier: "TagPage" })
+
+/**
  * @since 0.1.0
  * @category groups
  */
@@ -83,6 +122,35 @@ export class TargetsApi extends HttpApiGroup.make("targets")
       .annotate(OpenApi.Description, "Change fields; omit check to leave it (and its credentials) as stored.")
   )
   .add(HttpApiEndpoint.del("delete", "/targets/:id").setPath(targetPath).addSuccess(HttpApiSchema.NoContent))
+  .add(
+    HttpApiEndpoint.get("regions", "/targets/:id/regions")
+      .setPath(targetPath)
+      .addSuccess(Schema.Struct({ regions: Schema.Array(Region) }))
+  )
+  .add(
+    HttpApiEndpoint.put("setRegions", "/targets/:id/regions")
+      .setPath(targetPath)
+      .setPayload(SetRegions)
+      .addSuccess(Schema.Struct({ regions: Schema.Array(Region) }))
+      .addError(ApiError.Wire.UnprocessableEntity)
+      .annotate(
+        OpenApi.Description,
+        "Unknown or disabled ids, or any id on a heartbeat or manual monitor, are 422 REGION_INVALID; more than the plan allows is 422 QUOTA_EXCEEDED."
+      )
+  )
+  .add(HttpApiEndpoint.get("listRegions", "/regions").addSuccess(Schema.Struct({ regions: Schema.Array(Region) })))
+  .add(
+    HttpApiEndpoint.get("tags", "/tags")
+      .setUrlParams(
+        Schema.Struct({
+          limit: ListTargets.fields.limit,
+          offset: ListTargets.fields.offset,
+          q: ListTargets.fields.q
+        })
+      )
+      .addSuccess(TagPage)
+      .annotate(OpenApi.Description, "The org's tags with target counts; q filters by prefix.")
+  )
   .add(
     HttpApiEndpoint.post("test", "/targets/test")
       .setPayload(TestCheck)

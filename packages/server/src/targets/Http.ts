@@ -9,12 +9,14 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { type ActiveOrg, Caller } from "@signalman/core/api/Authentication"
+import { Region } from "@signalman/core/api/Targets"
 import type { AccountId } from "@signalman/core/Identity"
 import type * as Plan from "@signalman/core/Plan"
 import type { WriteSource } from "@signalman/core/Target"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { requireOrg, requireScope } from "../auth/Policy.js"
 import { AppConfig } from "../Config.js"
 import { Plans } from "../limits/Plans.js"
@@ -74,6 +76,26 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           )
         }
       })
+
+    const decodeRegions = Schema.decodeUnknown(
+      Schema.Array(
+        Schema.Struct({
+          id: Schema.String,
+          name: Schema.String,
+          city: Schema.NullOr(Schema.String),
+          country_code: Schema.NullOr(Schema.String),
+          continent: Schema.NullOr(Schema.String),
+          latitude: Schema.NullOr(Schema.Number),
+          longitude: Schema.NullOr(Schema.Number)
+        })
+      )
+    )
+    const regionsById = (ids: ReadonlyArray<string>) =>
+      sql`SELECT * FROM regions WHERE id IN ${sql.in([...ids])}`.pipe(
+        Effect.flatMap(decodeRegions),
+        Effect.map((rows) => ids.flatMap((id) => rows.filter((r) => r.id === id)).map((r) => new Region(r))),
+        Effect.orDie
+      )
 
     // Notification channels arrive with their own resource; until then no binding can name one.
     const checkAlerts = (alerts: ReadonlyArray<{ readonly channel_id: string }>) =>
@@ -182,6 +204,61 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           yield* checkRegions(org, plan, resolved.right.regions, caller.user.id)
           const updated = yield* targets.update(org, path.id, resolved.right, yield* writeSource)
           return updated === undefined ? yield* Effect.fail(notFound) : toTarget(updated)
+        })
+      )
+      .handle("regions", ({ path }) =>
+        Effect.gen(function* () {
+          yield* requireScope("targets:read")
+          const org = yield* requireOrg
+          const row = yield* targets.one(org, path.id)
+          if (row === undefined) return yield* Effect.fail(notFound)
+          return { regions: yield* regionsById(row.regions) }
+        })
+      )
+      .handle("setRegions", ({ path, payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("targets:write")
+          const caller = yield* Caller
+          const { org, plan } = yield* orgAndPlan
+          const row = yield* targets.one(org, path.id)
+          if (row === undefined) return yield* Effect.fail(notFound)
+          if (row.kind === "heartbeat" || row.kind === "manual") {
+            return yield* Effect.fail(
+              ApiError.make("REGION_INVALID", `A ${row.kind} monitor is not checked from regions`, { field: "regions" })
+            )
+          }
+          const regions = [...new Set(payload.regions)]
+          yield* checkRegions(org, plan, regions, caller.user.id)
+          yield* sql`UPDATE targets SET regions = ${regions}, write_source = ${yield* writeSource}, updated_at = now() WHERE id = ${row.id}`.pipe(
+            Effect.orDie
+          )
+          return { regions: yield* regionsById(regions) }
+        })
+      )
+      .handle("listRegions", () =>
+        sql`SELECT * FROM regions WHERE enabled ORDER BY id`.pipe(
+          Effect.flatMap(decodeRegions),
+          Effect.map((rows) => ({ regions: rows.map((r) => new Region(r)) })),
+          Effect.orDie
+        )
+      )
+      .handle("tags", ({ urlParams }) =>
+        Effect.gen(function* () {
+          yield* requireScope("targets:read")
+          const org = yield* requireOrg
+          const prefix = urlParams.q === undefined ? "" : urlParams.q.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)
+          const rows = yield* sql<{ tag: string; targets: number; total: number }>`
+            SELECT tag, count(*)::int AS targets, count(*) OVER ()::int AS total
+            FROM targets, unnest(tags) AS tag
+            WHERE org_id = ${org.id} AND lower(tag) LIKE ${`${prefix}%`}
+            GROUP BY tag ORDER BY tag LIMIT ${urlParams.limit} OFFSET ${urlParams.offset}
+          `.pipe(Effect.orDie)
+          return {
+            data: rows.map(({ tag, targets }) => ({ tag, targets })),
+            total: rows[0]?.total ?? 0,
+            limit: urlParams.limit,
+            offset: urlParams.offset
+          }
         })
       )
       .handle("delete", ({ path }) =>

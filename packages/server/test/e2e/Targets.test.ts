@@ -257,4 +257,56 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
       expect(manual.interval).toBe(60)
     })
   )
+
+  it.scopedLive(
+    "regions: the list, a target's regions, PUT with REGION_INVALID (unknown id, manual monitor); tags with counts",
+    () =>
+      Effect.gen(function* () {
+        const { alice } = yield* setup
+        const regions = (yield* alice.browser.request("/api/v1/regions")).json as { regions: Array<{ id: string }> }
+        expect(regions.regions.map((r) => r.id)).toEqual(["local"])
+        const target = (yield* alice.browser.request("/api/v1/targets", {
+          json: { name: "web", check: httpCheck, tags: ["prod", "eu"] }
+        })).json as TargetBody
+        yield* alice.browser.request("/api/v1/targets", { json: { name: "db", check: httpCheck, tags: ["prod"] } })
+        const own = (yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`)).json as {
+          regions: Array<{ id: string }>
+        }
+        expect(own.regions.map((r) => r.id)).toEqual(["local"])
+        const unknown = yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`, {
+          method: "PUT",
+          json: { regions: ["local", "atlantis"] }
+        })
+        expect(unknown.status).toBe(422)
+        expect(Http.envelope(unknown)).toMatchObject({ code: "REGION_INVALID", field: "regions[1]" })
+        expect(
+          (yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`, {
+            method: "PUT",
+            json: { regions: ["local"] }
+          })).status
+        ).toBe(200)
+        const manual = (yield* alice.browser.request("/api/v1/targets", {
+          json: { name: "m", check: { type: "manual" } }
+        })).json as TargetBody
+        const onManual = yield* alice.browser.request(`/api/v1/targets/${manual.id}/regions`, {
+          method: "PUT",
+          json: { regions: ["local"] }
+        })
+        expect(Http.envelope(onManual)).toMatchObject({ code: "REGION_INVALID", field: "regions" })
+
+        const tags = (yield* alice.browser.request("/api/v1/tags")).json as {
+          data: Array<{ tag: string; targets: number }>
+          total: number
+        }
+        expect(tags).toMatchObject({
+          total: 2,
+          data: [
+            { tag: "eu", targets: 1 },
+            { tag: "prod", targets: 2 }
+          ]
+        })
+        const filtered = (yield* alice.browser.request("/api/v1/tags?q=P")).json as { data: Array<{ tag: string }> }
+        expect(filtered.data.map((t) => t.tag)).toEqual(["prod"])
+      })
+  )
 })
