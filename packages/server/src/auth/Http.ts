@@ -13,7 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../Config.js"
 import { readCookie } from "./Cookies.js"
-import { CODE_COOKIE, MagicLinks } from "./MagicLinks.js"
+import { CODE_COOKIE, MagicLinks, type Redeemed } from "./MagicLinks.js"
 import { randomSecret } from "./Secrets.js"
 import { COOKIE, type Device, Sessions } from "./Sessions.js"
 import { SignIn } from "./SignIn.js"
@@ -41,6 +41,34 @@ export const deviceOf = (request: HttpServerRequest.HttpServerRequest): Device =
   ip: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
   userAgent: request.headers["user-agent"]
 })
+
+/**
+ * The end of a redeemed magic link or code: sign in (replacing any session the browser had), then set the session
+ * cookie and drop the code binding. Shared by the JSON endpoint and the pages.
+ */
+export const finishMagicLink = (
+  signIn: SignIn,
+  redeemed: Redeemed,
+  request: HttpServerRequest.HttpServerRequest,
+  device: Device
+) =>
+  Effect.gen(function* () {
+    const outcome = yield* signIn.complete({
+      email: redeemed.email,
+      method: "magic_link",
+      invitation: redeemed.invitation_token,
+      redirectAfter: redeemed.redirect_after,
+      previousSession: readCookie(request.headers["cookie"], COOKIE),
+      device
+    })
+    if (outcome._tag === "SignedIn") {
+      yield* withCookies([
+        [COOKIE, outcome.cookie, outcome.maxAgeSecs],
+        [CODE_COOKIE, "", 0]
+      ])
+    }
+    return outcome
+  })
 
 /** 404 AUTH_METHOD_UNAVAILABLE unless magic links are among `auth.enabled_methods`. */
 export const magicLinksEnabled = Effect.flatMap(AppConfig, (config) =>
@@ -91,14 +119,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
                     })
               )
             )
-          const outcome = yield* signIn.complete({
-            email: redeemed.email,
-            method: "magic_link",
-            invitation: redeemed.invitation_token,
-            redirectAfter: redeemed.redirect_after,
-            previousSession: readCookie(request.headers["cookie"], COOKIE),
-            device
-          })
+          const outcome = yield* finishMagicLink(signIn, redeemed, request, device)
           if (outcome._tag === "SignupClosed") {
             return yield* Effect.fail(
               ApiError.make("INVALID_CODE", "That code is not valid in this browser; use the link in the mail", {
@@ -107,10 +128,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
               })
             )
           }
-          yield* withCookies([
-            [COOKIE, outcome.cookie, outcome.maxAgeSecs],
-            [CODE_COOKIE, "", 0]
-          ])
           return new SignedIn({ redirect: outcome.redirect })
         })
       )

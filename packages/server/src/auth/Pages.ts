@@ -17,7 +17,7 @@ import { escapeHtml, page } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
 import { Accounts } from "./Accounts.js"
 import { readCookie } from "./Cookies.js"
-import { deviceOf, withCookies } from "./Http.js"
+import { deviceOf, finishMagicLink, withCookies } from "./Http.js"
 import { CODE_COOKIE, MagicLinks } from "./MagicLinks.js"
 import { randomSecret } from "./Secrets.js"
 import { COOKIE, Sessions } from "./Sessions.js"
@@ -152,20 +152,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
                 400
               )
         }
-        const outcome = yield* signIn.complete({
-          email: redeemed.right.email,
-          method: "magic_link",
-          invitation: redeemed.right.invitation_token,
-          redirectAfter: redeemed.right.redirect_after,
-          previousSession: readCookie(request.headers["cookie"], COOKIE),
-          device
-        })
-        if (outcome._tag === "SignupClosed") return expired
-        yield* withCookies([
-          [COOKIE, outcome.cookie, outcome.maxAgeSecs],
-          [CODE_COOKIE, "", 0]
-        ])
-        return redirect(outcome.redirect)
+        const outcome = yield* finishMagicLink(signIn, redeemed.right, request, device)
+        return outcome._tag === "SignupClosed" ? expired : redirect(outcome.redirect)
       })
     )
 
@@ -179,20 +167,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const device = deviceOf(request)
         const redeemed = yield* Effect.either(magicLinks.redeemToken(token, device))
         if (redeemed._tag === "Left") return expired
-        const outcome = yield* signIn.complete({
-          email: redeemed.right.email,
-          method: "magic_link",
-          invitation: redeemed.right.invitation_token,
-          redirectAfter: redeemed.right.redirect_after,
-          previousSession: readCookie(request.headers["cookie"], COOKIE),
-          device
-        })
-        if (outcome._tag === "SignupClosed") return expired
-        yield* withCookies([
-          [COOKIE, outcome.cookie, outcome.maxAgeSecs],
-          [CODE_COOKIE, "", 0]
-        ])
-        return redirect(outcome.redirect)
+        const outcome = yield* finishMagicLink(signIn, redeemed.right, request, device)
+        return outcome._tag === "SignupClosed" ? expired : redirect(outcome.redirect)
       })
     )
 
