@@ -55,3 +55,44 @@ export const references = (spec: CheckSpec): ReadonlyArray<Reference> => {
       return []
   }
 }
+
+/**
+ * The distinct keys a check references, in first-seen order (what a stored monitor records to answer `used_by`).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const keys = (spec: CheckSpec): ReadonlyArray<string> => [...new Set(references(spec).map((r) => r.key))]
+
+const fill = (text: string, values: ReadonlyMap<string, string>): string =>
+  // One pass with a replacer: a value that itself contains `{{...}}` is inserted as written, never expanded again.
+  text.replace(reference, (whole, key: string) => values.get(key) ?? whole)
+
+/**
+ * The check with every reference whose key is in `values` replaced by its value, in the fields where references
+ * may appear; a reference to a key not given stays as typed.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const substitute = <S extends CheckSpec>(spec: S, values: ReadonlyMap<string, string>): S => {
+  switch (spec.type) {
+    case "http":
+      return {
+        ...spec,
+        url: fill(spec.url, values),
+        headers: Object.fromEntries(Object.entries(spec.headers).map(([name, value]) => [name, fill(value, values)])),
+        ...(spec.body === undefined ? {} : { body: fill(spec.body, values) }),
+        ...(spec.expected_body_contains === undefined
+          ? {}
+          : { expected_body_contains: fill(spec.expected_body_contains, values) })
+      }
+    case "flow":
+      return {
+        ...spec,
+        steps: spec.steps.map((step) => (step.action === "fill" ? { ...step, value: fill(step.value, values) } : step))
+      }
+    default:
+      return spec
+  }
+}

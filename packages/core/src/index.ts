@@ -33,4 +33,8 @@ export * as TargetRules from "./TargetRules.js"
 /**
  * @since 0.1.0
  */
+export * as Variable from "./Variable.js"
+/**
+ * @since 0.1.0
+ */
 export * as Variables from "./Variables.js"

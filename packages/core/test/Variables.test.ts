@@ -37,3 +37,43 @@ describe("Variables.references", () => {
     expect(Variables.KEY_PATTERN.test("Api")).toBe(false)
   })
 })
+
+describe("Variables.substitute", () => {
+  it("replaces known references once, keeps unknown ones as typed, and never expands a value", () => {
+    const spec = Schema.decodeUnknownSync(CheckSpec)({
+      type: "http",
+      url: "http://127.0.0.1:{{port}}/{{ path }}",
+      headers: { Authorization: "Bearer {{token}}", "X-Other": "{{missing}}" },
+      expected_body_contains: "{{port}}"
+    })
+    const values = new Map([
+      ["port", "8080"],
+      ["path", "health"],
+      ["token", "{{port}}"]
+    ])
+    const filled = Variables.substitute(spec, values)
+    expect(filled).toMatchObject({
+      url: "http://127.0.0.1:8080/health",
+      headers: { Authorization: "Bearer {{port}}", "X-Other": "{{missing}}" },
+      expected_body_contains: "8080"
+    })
+    expect("body" in filled).toBe(false)
+    expect(Variables.keys(spec)).toEqual(["port", "path", "token", "missing"])
+  })
+
+  it("fills flow fill values and leaves other steps alone", () => {
+    const flow = Schema.decodeUnknownSync(CheckSpec)({
+      type: "flow",
+      start_url: "https://example.com/login",
+      steps: [
+        { action: "fill", selector: "#password", value: "{{password}}" },
+        { action: "assert_text", text: "{{password}}" }
+      ]
+    })
+    const filled = Variables.substitute(flow, new Map([["password", "hunter2"]]))
+    expect(filled.type === "flow" && filled.steps.map((s) => ("value" in s ? s.value : s.action))).toEqual([
+      "hunter2",
+      "assert_text"
+    ])
+  })
+})

@@ -45,6 +45,8 @@ import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
 import * as TargetsHttp from "./targets/Http.js"
 import { Targets } from "./targets/Targets.js"
+import * as VariablesHttp from "./variables/Http.js"
+import { Variables } from "./variables/Variables.js"
 import * as Sweepers from "./workers/Sweepers.js"
 
 export const DOCS_PATH = "/docs"
@@ -95,12 +97,14 @@ const http = (config: Config.Values) => {
               OrgsHttp.layer,
               OrgsHttp.publicLayer,
               OperatorHttp.layer,
-              TargetsHttp.layer
+              TargetsHttp.layer,
+              VariablesHttp.layer
             ]),
             Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
             Layer.provide(identity),
             Layer.provide(Probes.Default),
-            Layer.provide(Targets.Default)
+            Layer.provide(Targets.Default),
+            Layer.provide(Variables.Default)
           ),
           {
             maxBodyBytes,

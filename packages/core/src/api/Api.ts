@@ -14,6 +14,7 @@ import { OperationsApi } from "./Operations.js"
 import { OperatorApi } from "./Operator.js"
 import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
 import { TargetsApi } from "./Targets.js"
+import { VariablesApi } from "./Variables.js"
 
 /**
  * @since 0.1.0
@@ -26,6 +27,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(OrgsApi)
   .add(InvitationsPublicApi)
   .add(TargetsApi)
+  .add(VariablesApi)
   .add(OperatorApi)
   // Errors any route can answer with, whatever its own errors: malformed bodies, unknown routes, server faults.
   .addError(ApiError.Wire.BadRequest)

@@ -32,9 +32,7 @@ export type Outcome =
 
 /** Only a path on this service: `//evil.example` and `/\evil.example` are other hosts to a browser. */
 export const safeRedirect = (value: string | null): string | null =>
-  value !== null && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") && value.length <= 2000
-    ? value
-    : null
+  value?.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") && value.length <= 2000 ? value : null
 
 export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
   effect: Effect.gen(function* () {

@@ -9,11 +9,13 @@ import * as Layer from "effect/Layer"
 import m0001 from "./migrations/0001_instance.js"
 import m0002 from "./migrations/0002_identity.js"
 import m0003 from "./migrations/0003_targets.js"
+import m0004 from "./migrations/0004_variables.js"
 
 export const loader = Migrator.fromRecord({
   "0001_instance": m0001,
   "0002_identity": m0002,
-  "0003_targets": m0003
+  "0003_targets": m0003,
+  "0004_variables": m0004
 })
 
 const run = Migrator.make({})

@@ -90,9 +90,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
                   id: row.id as SessionId,
                   created_at: utc(row.created_at),
                   last_seen_at: utc(row.last_seen_at),
-                  expires_at: utc(
-                    row.idle_expires_at < row.absolute_expires_at ? row.idle_expires_at : row.absolute_expires_at
-                  ),
+                  expires_at: utc(new Date(Math.min(row.idle_expires_at.getTime(), row.absolute_expires_at.getTime()))),
                   current: row.id === current
                 })
             )

@@ -111,7 +111,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       .handle("test", ({ payload }) =>
         Effect.gen(function* () {
           yield* requireScope("targets:execute")
-          const { plan } = yield* orgAndPlan
+          const { org, plan } = yield* orgAndPlan
           const spec = payload.check
           if (spec.type === "heartbeat" || spec.type === "manual") {
             return yield* Effect.fail(
@@ -128,9 +128,12 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
               })
             )
           }
-          yield* Validation.checkSpec(spec, allowPrivate)
+          const found = yield* Validation.checkSpec(spec, allowPrivate, org.id)
+          // A test runs the check with the values in place. A saved monitor keeps its references as written and
+          // the scheduler resolves them at probe time, so a rotation takes effect without touching the monitor.
+          const runnable = yield* Validation.substitute(spec, found, allowPrivate)
           return yield* probes
-            .runOnce(spec)
+            .runOnce(runnable)
             .pipe(
               Effect.catchTag("Unprobeable", (e) =>
                 Effect.fail(ApiError.make("NO_FLOW_CAPABLE_AGENT", e.message, { field: "check.type" }))
@@ -143,7 +146,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           yield* requireScope("targets:write")
           const caller = yield* Caller
           const { org, plan } = yield* orgAndPlan
-          yield* Validation.checkSpec(payload.check, allowPrivate)
+          yield* Validation.checkSpec(payload.check, allowPrivate, org.id)
           const resolved = TargetRules.resolveCreate(payload, plan)
           if (Either.isLeft(resolved)) return yield* Effect.fail(Validation.toApiError(resolved.left))
           yield* checkAlerts(resolved.right.alerts)
@@ -178,7 +181,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           const { org, plan } = yield* orgAndPlan
           const row = yield* targets.one(org, path.id)
           if (row === undefined) return yield* Effect.fail(notFound)
-          if (payload.check !== undefined) yield* Validation.checkSpec(payload.check, allowPrivate)
+          if (payload.check !== undefined) yield* Validation.checkSpec(payload.check, allowPrivate, org.id)
           const stored = yield* targets.resolved(row)
           const resolved = TargetRules.resolvePatch(
             {

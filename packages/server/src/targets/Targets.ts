@@ -13,6 +13,7 @@ import type { AccountId, OrgId } from "@signalman/core/Identity"
 import type * as Plan from "@signalman/core/Plan"
 import * as Target from "@signalman/core/Target"
 import type { ResolvedTarget } from "@signalman/core/TargetRules"
+import * as Variables from "@signalman/core/Variables"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -100,7 +101,9 @@ export class Targets extends Effect.Service<Targets>()("Signalman/Targets", {
       renotify_interval_secs: target.renotify_interval_secs,
       recovery_period_secs: target.recovery_period_secs,
       region_policy: JSON.stringify(target.region_policy),
-      regions: [...target.regions]
+      regions: [...target.regions],
+      // Read from the full check: the redacted check_spec hides flow fill values, which may reference a key.
+      variable_keys: [...Variables.keys(target.check)]
     })
 
     const one = (org: ActiveOrg, id: string) =>
@@ -133,11 +136,11 @@ export class Targets extends Effect.Service<Targets>()("Signalman/Targets", {
               const rows = yield* sql`
                 INSERT INTO targets (id, org_id, account_id, name, kind, check_spec, credentials, interval_secs, enabled,
                   tags, group_name, alerts, alert_confirmations, notify_recovery, renotify_interval_secs,
-                  recovery_period_secs, region_policy, regions, write_source)
+                  recovery_period_secs, region_policy, regions, variable_keys, write_source)
                 VALUES (${id}, ${org.id}, ${org.accountId}, ${c.name}, ${c.kind}, ${c.check_spec}::jsonb, ${c.credentials},
                   ${c.interval_secs}, ${c.enabled}, ${c.tags}, ${c.group_name}, ${c.alerts}::jsonb, ${c.alert_confirmations},
                   ${c.notify_recovery}, ${c.renotify_interval_secs}, ${c.recovery_period_secs}, ${c.region_policy}::jsonb,
-                  ${c.regions}, ${writeSource})
+                  ${c.regions}, ${c.variable_keys}, ${writeSource})
                 RETURNING *
               `.pipe(Effect.flatMap(decode))
               const row = rows[0]
@@ -179,7 +182,7 @@ export class Targets extends Effect.Service<Targets>()("Signalman/Targets", {
             alerts = ${c.alerts}::jsonb, alert_confirmations = ${c.alert_confirmations},
             notify_recovery = ${c.notify_recovery}, renotify_interval_secs = ${c.renotify_interval_secs},
             recovery_period_secs = ${c.recovery_period_secs}, region_policy = ${c.region_policy}::jsonb,
-            write_source = ${writeSource}, updated_at = now()
+            variable_keys = ${c.variable_keys}, write_source = ${writeSource}, updated_at = now()
           WHERE id = ${id} AND org_id = ${org.id}
           RETURNING *
         `.pipe(Effect.flatMap(decode), Effect.orDie)

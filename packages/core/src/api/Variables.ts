@@ -1,0 +1,90 @@
+/**
+ * Org variables (`/api/v1/variables*`): values that checks reference as `{{key}}`.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
+import * as ApiError from "../ApiError.js"
+import { CreateVariable, RotateVariable, Variable, VariableId } from "../Variable.js"
+import { Authentication } from "./Authentication.js"
+import { ListTargets } from "./Targets.js"
+
+/**
+ * The query of `GET /api/v1/variables`: the same paging as the targets list.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const ListVariables = Schema.Struct({
+  limit: ListTargets.fields.limit,
+  offset: ListTargets.fields.offset
+})
+
+/**
+ * A page of variables.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const VariablePage = Schema.Struct({
+  data: Schema.Array(Variable),
+  total: Schema.Int,
+  limit: Schema.Int,
+  offset: Schema.Int
+}).annotations({ identifier: "VariablePage" })
+
+const variablePath = Schema.Struct({ id: VariableId })
+
+/**
+ * @since 0.1.0
+ * @category groups
+ */
+export class VariablesApi extends HttpApiGroup.make("variables")
+  .add(
+    HttpApiEndpoint.get("list", "/variables")
+      .setUrlParams(ListVariables)
+      .addSuccess(VariablePage)
+      .annotate(OpenApi.Description, "The org's variables by key, each with used_by. Scope variables:read.")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/variables/:id")
+      .setPath(variablePath)
+      .addSuccess(Variable)
+      .annotate(OpenApi.Description, "One variable; a secret's value is null. Scope variables:read.")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/variables")
+      .setPayload(CreateVariable)
+      .addSuccess(Variable, { status: 201 })
+      .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.Conflict)
+      .annotate(
+        OpenApi.Description,
+        "Create a variable; a key not matching ^[a-z][a-z0-9_]{0,62}$ is 400 INVALID_VARIABLE_KEY, a key the org " +
+          "already has is 409 VARIABLE_KEY_EXISTS. Scope variables:write."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("rotate", "/variables/:id")
+      .setPath(variablePath)
+      .setPayload(RotateVariable)
+      .addSuccess(Variable)
+      .annotate(OpenApi.Description, "Replace the value (a rotation). Scope variables:write.")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/variables/:id")
+      .setPath(variablePath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(ApiError.Wire.Conflict)
+      .annotate(
+        OpenApi.Description,
+        "Delete a variable; 409 VARIABLE_IN_USE while a monitor references it. Scope variables:delete."
+      )
+  )
+  .middleware(Authentication)
+  .prefix("/api/v1")
+  .annotate(OpenApi.Title, "Variables") {}
