@@ -21,6 +21,10 @@ export * as DecodeFailure from "./DecodeFailure.js"
 /**
  * @since 0.1.0
  */
+export * as Pagination from "./Pagination.js"
+/**
+ * @since 0.1.0
+ */
 export * as RequestBody from "./RequestBody.js"
 /**
  * @since 0.1.0

@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
 import { CheckResult } from "../CheckResult.js"
 import { CheckSpec } from "../CheckSpec.js"
+import * as Pagination from "../Pagination.js"
 import * as RequestBody from "../RequestBody.js"
 import { CreateTarget, PatchTarget, Target, TargetId } from "../Target.js"
 import { Authentication } from "./Authentication.js"
@@ -30,8 +31,7 @@ export const TestCheck = RequestBody.Struct({ check: CheckSpec }).annotations({ 
  * @category requests
  */
 export const ListTargets = Schema.Struct({
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500)), { default: () => 50 }),
-  offset: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()), { default: () => 0 }),
+  ...Pagination.query,
   tag: Schema.optionalWith(Schema.String, { exact: true }),
   enabled: Schema.optionalWith(Schema.BooleanFromString, { exact: true }),
   q: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { exact: true })
@@ -43,12 +43,7 @@ export const ListTargets = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export const TargetPage = Schema.Struct({
-  data: Schema.Array(Target),
-  total: Schema.Int,
-  limit: Schema.Int,
-  offset: Schema.Int
-}).annotations({ identifier: "TargetPage" })
+export const TargetPage = Pagination.page(Target, "TargetPage")
 
 const targetPath = Schema.Struct({ id: TargetId })
 
@@ -84,12 +79,7 @@ export const SetRegions = RequestBody.Struct({
  * @since 0.1.0
  * @category models
  */
-export const TagPage = Schema.Struct({
-  data: Schema.Array(Schema.Struct({ tag: Schema.String, targets: Schema.Int })),
-  total: Schema.Int,
-  limit: Schema.Int,
-  offset: Schema.Int
-}).annotations({ identifier: "TagPage" })
+export const TagPage = Pagination.page(Schema.Struct({ tag: Schema.String, targets: Schema.Int }), "TagPage")
 
 /**
  * @since 0.1.0
@@ -143,8 +133,7 @@ export class TargetsApi extends HttpApiGroup.make("targets")
     HttpApiEndpoint.get("tags", "/tags")
       .setUrlParams(
         Schema.Struct({
-          limit: ListTargets.fields.limit,
-          offset: ListTargets.fields.offset,
+          ...Pagination.query,
           q: ListTargets.fields.q
         })
       )

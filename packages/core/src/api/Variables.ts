@@ -9,9 +9,9 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
+import * as Pagination from "../Pagination.js"
 import { CreateVariable, RotateVariable, Variable, VariableId } from "../Variable.js"
 import { Authentication } from "./Authentication.js"
-import { ListTargets } from "./Targets.js"
 
 /**
  * The query of `GET /api/v1/variables`: the same paging as the targets list.
@@ -19,10 +19,7 @@ import { ListTargets } from "./Targets.js"
  * @since 0.1.0
  * @category requests
  */
-export const ListVariables = Schema.Struct({
-  limit: ListTargets.fields.limit,
-  offset: ListTargets.fields.offset
-})
+export const ListVariables = Schema.Struct(Pagination.query)
 
 /**
  * A page of variables.
@@ -30,12 +27,7 @@ export const ListVariables = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export const VariablePage = Schema.Struct({
-  data: Schema.Array(Variable),
-  total: Schema.Int,
-  limit: Schema.Int,
-  offset: Schema.Int
-}).annotations({ identifier: "VariablePage" })
+export const VariablePage = Pagination.page(Variable, "VariablePage")
 
 const variablePath = Schema.Struct({ id: VariableId })
 
