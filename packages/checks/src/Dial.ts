@@ -19,7 +19,7 @@ import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
 import * as AddressGuard from "./AddressGuard.js"
 import { staggered } from "./internal/happyEyeballs.js"
-import { mark, since } from "./internal/probe.js"
+import { mark, owned as ownedBy, since } from "./internal/probe.js"
 import { ProbeSettings } from "./ProbeSettings.js"
 import { type ResolvedAddress, Resolver } from "./Resolver.js"
 
@@ -277,10 +277,7 @@ const close = (socket: Net.Socket): void => {
 // just as they are interrupted, are closed with the scope rather than leaked. The permanent no-op listener keeps
 // a late error (a reset after the probe stopped reading) from becoming an unhandled 'error' that ends the process.
 const owned = <S extends Net.Socket>(open: () => S): Effect.Effect<S, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.sync(() => open().on("error", ignore)),
-    (socket) => Effect.sync(() => close(socket))
-  )
+  ownedBy(() => open().on("error", ignore), close)
 
 const attempt = (address: ResolvedAddress, port: number): Effect.Effect<Connected, DialError, Scope.Scope> =>
   owned(() => Net.connect({ host: address.address, port, noDelay: true })).pipe(

@@ -7,9 +7,7 @@
  */
 import type { CheckSpec } from "@signalman/core/CheckSpec"
 import * as Effect from "effect/Effect"
-import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import { ProbeSettings } from "./ProbeSettings.js"
 
 /**
@@ -96,19 +94,23 @@ export class Throttle extends Effect.Service<Throttle>()("Signalman/Throttle", {
   effect: Effect.gen(function* () {
     const settings = yield* ProbeSettings
     // Counts only for keys in flight: an entry is removed when its count returns to zero, so the map stays as
-    // small as the work under way.
-    const inflight = yield* Ref.make(HashMap.empty<string, number>())
+    // small as the work under way. A plain Map read and written in one synchronous step each time: nothing can
+    // interleave with it, and an immutable map rebuilt on every take and give was a cost the benchmark showed.
+    const inflight = new Map<string, number>()
 
-    const take = (k: Key): Effect.Effect<boolean> =>
-      Ref.modify(inflight, (counts) => {
-        const held = Option.getOrElse(HashMap.get(counts, slot(k)), () => 0)
-        return held >= settings.perHostMaxInflight ? [false, counts] : [true, HashMap.set(counts, slot(k), held + 1)]
+    const take = (at: string): Effect.Effect<boolean> =>
+      Effect.sync(() => {
+        const held = inflight.get(at) ?? 0
+        if (held >= settings.perHostMaxInflight) return false
+        inflight.set(at, held + 1)
+        return true
       })
 
-    const give = (k: Key): Effect.Effect<void> =>
-      Ref.update(inflight, (counts) => {
-        const held = Option.getOrElse(HashMap.get(counts, slot(k)), () => 0)
-        return held <= 1 ? HashMap.remove(counts, slot(k)) : HashMap.set(counts, slot(k), held - 1)
+    const give = (at: string): Effect.Effect<void> =>
+      Effect.sync(() => {
+        const held = inflight.get(at) ?? 0
+        if (held <= 1) inflight.delete(at)
+        else inflight.set(at, held - 1)
       })
 
     return {
@@ -117,17 +119,19 @@ export class Throttle extends Effect.Service<Throttle>()("Signalman/Throttle", {
        * interruption); otherwise answers Dropped at once without running it.
        */
       run: <A, E, R>(k: Key, check: Effect.Effect<A, E, R>): Effect.Effect<Admission<A>, E, R> =>
-        Effect.acquireUseRelease(
-          take(k),
-          (admitted): Effect.Effect<Admission<A>, E, R> =>
-            admitted
-              ? Effect.map(check, (value) => ({ _tag: "Ran", value }))
-              : Effect.succeed({ _tag: "Dropped", key: k }),
-          (admitted) => (admitted ? give(k) : Effect.void)
-        ),
+        Effect.suspend(() => {
+          const at = slot(k)
+          return Effect.acquireUseRelease(
+            take(at),
+            (admitted): Effect.Effect<Admission<A>, E, R> =>
+              admitted
+                ? Effect.map(check, (value) => ({ _tag: "Ran", value }))
+                : Effect.succeed({ _tag: "Dropped", key: k }),
+            (admitted) => (admitted ? give(at) : Effect.void)
+          )
+        }),
       /** How many checks hold a slot for `k` now. */
-      inflight: (k: Key): Effect.Effect<number> =>
-        Effect.map(Ref.get(inflight), (counts) => Option.getOrElse(HashMap.get(counts, slot(k)), () => 0))
+      inflight: (k: Key): Effect.Effect<number> => Effect.sync(() => inflight.get(slot(k)) ?? 0)
     }
   })
 }) {}

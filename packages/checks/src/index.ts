@@ -61,6 +61,10 @@ export * as Resolver from "./Resolver.js"
 /**
  * @since 0.1.0
  */
+export * as Runner from "./Runner.js"
+/**
+ * @since 0.1.0
+ */
 export * as TargetAddress from "./TargetAddress.js"
 /**
  * @since 0.1.0

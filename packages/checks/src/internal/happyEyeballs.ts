@@ -20,6 +20,9 @@ export const staggered = <A, E, R>(
   delay: Duration.DurationInput
 ): Effect.Effect<A, ReadonlyArray<E>, R> =>
   Effect.suspend(() => {
+    // One address (an IP literal, most names on one family) has nothing to race: no stagger, no bookkeeping.
+    const only = attempts.length === 1 ? attempts[0] : undefined
+    if (only !== undefined) return Effect.mapError(only, (error) => [error])
     // Local to this run: attempts only append, and the array is read once every attempt has failed.
     const failures: Array<E> = []
     const from = (index: number): Effect.Effect<A, void, R> => {

@@ -23,6 +23,8 @@ export interface Listening {
   readonly port: number
   /** How many TCP connections the server has accepted. */
   readonly connections: () => number
+  /** How many of them are still open. */
+  readonly open: () => number
 }
 
 export interface HttpServer extends Listening {
@@ -68,7 +70,7 @@ const listen = (server: Net.Server, host: string, port = 0): Effect.Effect<Liste
         if (address === null || typeof address === "string") {
           resume(Effect.fail(new Error("the server has no TCP port")))
         } else {
-          resume(Effect.succeed({ host, port: address.port, connections: () => accepted }))
+          resume(Effect.succeed({ host, port: address.port, connections: () => accepted, open: () => sockets.size }))
         }
       })
     }),
