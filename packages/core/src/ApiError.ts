@@ -227,7 +227,14 @@ export const codes = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   SLUG_TAKEN: 409,
+  INCIDENT_NOT_DECLARED: 422,
+  MAINTENANCE_ENDED: 422,
   PAYLOAD_TOO_LARGE: 413,
+  SMS_ALERTS_DISABLED: 403,
+  // Ours (docs/decisions.md, "Bulk writes"): an Idempotency-Key sent again with another body.
+  IDEMPOTENCY_KEY_REUSED: 422,
+  // Ours (docs/decisions.md, "Incidents on the server"): public narration without the plan's flag.
+  INCIDENT_NARRATION_DISABLED: 403,
   INTERNAL_ERROR: 500,
   NOT_READY: 503
 } as const satisfies Record<string, Status>
@@ -266,6 +273,30 @@ const construct = <S extends Status>(status: S, code: string, message: string, o
  */
 export const make = <C extends Code>(code: C, message: string, options?: Options): ErrorOf<(typeof codes)[C]> =>
   construct(codes[code], code, message, options)
+
+/**
+ * The same error for an item of a many-item request: its field placed under the item's path (`targets[3].` +
+ * `check.url`). An error about the whole request (no field) is left as it is.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const underField = <E extends ApiError>(error: E, prefix: string): E =>
+  error.field === null
+    ? error
+    : (construct(error.status, error.code, error.message, {
+        field: `${prefix}${error.field}`,
+        details: error.details
+      }) as E)
+
+/**
+ * The same error naming another field: a rule shared by two request shapes reports the field of the one sent.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const atField = <E extends ApiError>(error: E, field: string): E =>
+  construct(error.status, error.code, error.message, { field, details: error.details }) as E
 
 /**
  * An unknown key in a request body: 422 `INVALID_JSON` naming the key by its path.

@@ -391,3 +391,20 @@ export const resolvePatch = (
   )
   return broken === undefined ? Either.right(resolved) : Either.left(broken)
 }
+
+/**
+ * A copy of a stored target (service-api.md "Duplicate rules"): everything of the source, with the copy's name and
+ * check. Interval and regions are kept as stored even when the plan now allows less; the check is judged as on a
+ * create (a flow source longer than the plan's steps is refused).
+ *
+ * @since 0.1.0
+ * @category resolution
+ */
+export const resolveCopy = (
+  source: ResolvedTarget,
+  copy: { readonly name: string; readonly check: CheckSpec },
+  plan: Plan.Plan
+): Either.Either<ResolvedTarget, Violation> => {
+  const broken = checkRules(copy.check, plan, true)
+  return broken === undefined ? Either.right({ ...source, name: copy.name, check: copy.check }) : Either.left(broken)
+}

@@ -9,6 +9,10 @@ export * as ApiError from "./ApiError.js"
 /**
  * @since 0.1.0
  */
+export * as Channel from "./Channel.js"
+/**
+ * @since 0.1.0
+ */
 export * as CheckResult from "./CheckResult.js"
 /**
  * @since 0.1.0
@@ -17,11 +21,51 @@ export * as CheckSpec from "./CheckSpec.js"
 /**
  * @since 0.1.0
  */
+export * as Confirmation from "./Confirmation.js"
+/**
+ * @since 0.1.0
+ */
+export * as DeclaredIncident from "./DeclaredIncident.js"
+/**
+ * @since 0.1.0
+ */
 export * as DecodeFailure from "./DecodeFailure.js"
 /**
  * @since 0.1.0
  */
+export * as DeliveryBackoff from "./DeliveryBackoff.js"
+/**
+ * @since 0.1.0
+ */
+export * as Incident from "./Incident.js"
+/**
+ * @since 0.1.0
+ */
+export * as IncidentMachine from "./IncidentMachine.js"
+/**
+ * @since 0.1.0
+ */
+export * as IncidentNarration from "./IncidentNarration.js"
+/**
+ * @since 0.1.0
+ */
+export * as MaintenanceWindow from "./MaintenanceWindow.js"
+/**
+ * @since 0.1.0
+ */
+export * as Notification from "./Notification.js"
+/**
+ * @since 0.1.0
+ */
 export * as Pagination from "./Pagination.js"
+/**
+ * @since 0.1.0
+ */
+export * as RegionAgreement from "./RegionAgreement.js"
+/**
+ * @since 0.1.0
+ */
+export * as ReminderSchedule from "./ReminderSchedule.js"
 /**
  * @since 0.1.0
  */

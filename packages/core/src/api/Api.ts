@@ -8,11 +8,16 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as ApiError from "../ApiError.js"
 import { AuthApi } from "./Auth.js"
+import { ChannelsApi } from "./Channels.js"
+import { HeartbeatsApi } from "./Heartbeats.js"
+import { IncidentsApi } from "./Incidents.js"
+import { MaintenanceApi } from "./Maintenance.js"
 import { MeApi } from "./Me.js"
 import { finalize } from "./OpenApiDocument.js"
 import { OperationsApi } from "./Operations.js"
 import { OperatorApi } from "./Operator.js"
 import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
+import { ResultsApi } from "./Results.js"
 import { TargetsApi } from "./Targets.js"
 import { VariablesApi } from "./Variables.js"
 
@@ -27,7 +32,12 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(OrgsApi)
   .add(InvitationsPublicApi)
   .add(TargetsApi)
+  .add(HeartbeatsApi)
+  .add(ResultsApi)
   .add(VariablesApi)
+  .add(ChannelsApi)
+  .add(MaintenanceApi)
+  .add(IncidentsApi)
   .add(OperatorApi)
   // Errors any route can answer with, whatever its own errors: malformed bodies, unknown routes, server faults.
   .addError(ApiError.Wire.BadRequest)

@@ -9,12 +9,15 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
+import { BulkAction, BulkActionResult } from "../BulkAction.js"
 import { CheckResult } from "../CheckResult.js"
 import { CheckSpec } from "../CheckSpec.js"
 import * as Pagination from "../Pagination.js"
 import * as RequestBody from "../RequestBody.js"
 import { CreateTarget, PatchTarget, Target, TargetId } from "../Target.js"
+import { DuplicateTarget } from "../TargetCopy.js"
 import { Authentication } from "./Authentication.js"
+import { IncidentPeriodPage, ListIncidentPeriods } from "./Incidents.js"
 
 /**
  * `POST /api/v1/targets/test` (decisions.md: `{ "check": <CheckSpec> }`).
@@ -23,6 +26,33 @@ import { Authentication } from "./Authentication.js"
  * @category requests
  */
 export const TestCheck = RequestBody.Struct({ check: CheckSpec }).annotations({ identifier: "TestCheck" })
+
+/**
+ * The most targets one bulk create may carry; more is 413 `BULK_TOO_LARGE`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_BULK_TARGETS = 10_000
+
+/**
+ * `POST /api/v1/targets/bulk` (decisions.md: `{ "targets": [ <Target body>, ... ] }`). The count is judged by the
+ * handler, so too many is 413 `BULK_TOO_LARGE`, not a validation error.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const BulkCreate = RequestBody.Struct({
+  targets: Schema.Array(CreateTarget).pipe(Schema.minItems(1))
+}).annotations({ identifier: "BulkCreate" })
+
+/**
+ * The answer of a bulk create or a duplicate: the new targets in request order, redacted.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TargetBatch = Schema.Struct({ data: Schema.Array(Target) }).annotations({ identifier: "TargetBatch" })
 
 /**
  * The query of `GET /api/v1/targets`.
@@ -96,6 +126,49 @@ export class TargetsApi extends HttpApiGroup.make("targets")
       .annotate(OpenApi.Description, "Create a monitor; 201 with a Location header. Scope targets:write.")
   )
   .add(
+    HttpApiEndpoint.post("bulk", "/targets/bulk")
+      .setPayload(BulkCreate)
+      .addSuccess(TargetBatch, { status: 201 })
+      .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.Forbidden)
+      .addError(ApiError.Wire.PayloadTooLarge)
+      .addError(ApiError.Wire.UnprocessableEntity)
+      .annotate(
+        OpenApi.Description,
+        "Create up to 10,000 monitors, all or none; a refused item is 400 naming targets[i]. The quota is counted " +
+          "for all of them at once. Accepts an Idempotency-Key header. Scope targets:write."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("duplicate", "/targets/:id/duplicate")
+      .setPath(targetPath)
+      .setPayload(DuplicateTarget)
+      .addSuccess(TargetBatch, { status: 201 })
+      .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.Forbidden)
+      .addError(ApiError.Wire.PayloadTooLarge)
+      .addError(ApiError.Wire.UnprocessableEntity)
+      .annotate(
+        OpenApi.Description,
+        "Up to 100 copies of a monitor, each with a name and an optional address, all or none; answers the new " +
+          "targets in request order. Accepts an Idempotency-Key header. Scope targets:write."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("bulkAction", "/targets/bulk-action")
+      .setPayload(BulkAction)
+      .addSuccess(BulkActionResult)
+      .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.Forbidden)
+      .addError(ApiError.Wire.PayloadTooLarge)
+      .addError(ApiError.Wire.UnprocessableEntity)
+      .annotate(
+        OpenApi.Description,
+        "One change to many monitors, all or none: enable, disable, delete (scope targets:delete), tag-add, " +
+          "tag-remove, set-group, set-interval, set-channels (scope targets:write). An id not in the org is 404."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("list", "/targets")
       .setUrlParams(ListTargets)
       .addSuccess(TargetPage)
@@ -151,6 +224,17 @@ export class TargetsApi extends HttpApiGroup.make("targets")
         OpenApi.Description,
         "Runs a check once from the local region and answers its result; nothing is stored. Scope targets:execute, " +
           "rate budget test_now. Heartbeat and manual checks have no probe: 422 HEARTBEAT_NOT_PROBEABLE."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("incidents", "/targets/:id/incidents")
+      .setPath(targetPath)
+      .setUrlParams(ListIncidentPeriods)
+      .addSuccess(IncidentPeriodPage)
+      .annotate(
+        OpenApi.Description,
+        "The monitor's incident history as coalesced periods overlapping [from, to), newest first; ongoing_only " +
+          "keeps the open one. Scope targets:read."
       )
   )
   .middleware(Authentication)

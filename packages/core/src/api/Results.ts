@@ -1,0 +1,217 @@
+/**
+ * Running a stored monitor now and reading what the engine stored (`/api/v1/targets/{id}/check-now`,
+ * `/results`, `/latency`, `/latency/by-region`, `/uptime`) and the dashboard summary.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
+import * as ApiError from "../ApiError.js"
+import { CheckResult } from "../CheckResult.js"
+import * as Pagination from "../Pagination.js"
+import { TargetId } from "../Target.js"
+import { Authentication } from "./Authentication.js"
+
+const targetPath = Schema.Struct({ id: TargetId })
+
+const range = {
+  /** Start of the range (ISO 8601); defaults to 24 hours before `to`, and is held within the plan's retention. */
+  from: Schema.optionalWith(Schema.DateTimeUtc, { exact: true }),
+  /** End of the range (ISO 8601); defaults to now. */
+  to: Schema.optionalWith(Schema.DateTimeUtc, { exact: true })
+}
+
+const region = { region: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(32)), { exact: true }) }
+
+/**
+ * The query of `GET /targets/{id}/results`.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const ResultsQuery = Schema.Struct({ ...Pagination.query, ...range, ...region })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const RangeQuery = Schema.Struct({ ...range, ...region })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const RangeOnlyQuery = Schema.Struct(range)
+
+/**
+ * A page of results, newest first.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ResultPage = Pagination.page(CheckResult, "ResultPage")
+
+/**
+ * Mean milliseconds of each connection phase over a bucket; null when no result in it had the phase.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const PhaseMeans = Schema.Struct({
+  dns_ms: Schema.NullOr(Schema.Number),
+  connect_ms: Schema.NullOr(Schema.Number),
+  tls_ms: Schema.NullOr(Schema.Number),
+  first_byte_ms: Schema.NullOr(Schema.Number)
+}).annotations({ identifier: "PhaseMeans" })
+
+/**
+ * One time bucket of a latency series: how many results, the mean and the quantiles of their durations (computed
+ * by the server), and the per-phase means. Results with status `error` are left out: they measured nothing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LatencyBucket = Schema.Struct({
+  start: Schema.DateTimeUtc,
+  checks: Schema.Int,
+  mean_ms: Schema.NullOr(Schema.Number),
+  p50_ms: Schema.NullOr(Schema.Number),
+  p90_ms: Schema.NullOr(Schema.Number),
+  p95_ms: Schema.NullOr(Schema.Number),
+  p99_ms: Schema.NullOr(Schema.Number),
+  phases: PhaseMeans
+}).annotations({ identifier: "LatencyBucket" })
+
+/**
+ * `GET /targets/{id}/latency`: buckets of `bucket_secs` over the range (empty buckets omitted).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LatencySeries = Schema.Struct({
+  from: Schema.DateTimeUtc,
+  to: Schema.DateTimeUtc,
+  region: Schema.NullOr(Schema.String),
+  bucket_secs: Schema.Int,
+  buckets: Schema.Array(LatencyBucket)
+}).annotations({ identifier: "LatencySeries" })
+
+/**
+ * `GET /targets/{id}/latency/by-region`: one series per region that has results in the range.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const LatencyByRegion = Schema.Struct({
+  from: Schema.DateTimeUtc,
+  to: Schema.DateTimeUtc,
+  bucket_secs: Schema.Int,
+  regions: Schema.Array(Schema.Struct({ region: Schema.String, buckets: Schema.Array(LatencyBucket) }))
+}).annotations({ identifier: "LatencyByRegion" })
+
+/**
+ * `GET /targets/{id}/uptime`: time based. Each result stands for the interval it was run at; up and degraded
+ * count as up, down as down, error (the check could not judge, e.g. blocked) counts as neither. Time inside a
+ * maintenance window or an incident's recovery stretch is left out (`excluded_secs`). `uptime_pct` is null until
+ * something was judged.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Uptime = Schema.Struct({
+  from: Schema.DateTimeUtc,
+  to: Schema.DateTimeUtc,
+  region: Schema.NullOr(Schema.String),
+  uptime_pct: Schema.NullOr(Schema.Number),
+  up_secs: Schema.Int,
+  down_secs: Schema.Int,
+  excluded_secs: Schema.Int,
+  checks: Schema.Int,
+  up: Schema.Int,
+  degraded: Schema.Int,
+  down: Schema.Int,
+  errors: Schema.Int
+}).annotations({ identifier: "Uptime" })
+
+/**
+ * `GET /dashboard/summary`: the org at a glance, cached 5 s per org.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const DashboardSummary = Schema.Struct({
+  targets: Schema.Struct({ total: Schema.Int, enabled: Schema.Int, paused: Schema.Int, held: Schema.Int }),
+  /** Enabled monitors by their latest result's status; `unknown` has none yet. */
+  status: Schema.Struct({
+    up: Schema.Int,
+    degraded: Schema.Int,
+    down: Schema.Int,
+    error: Schema.Int,
+    unknown: Schema.Int
+  }),
+  last_24h: Schema.Struct({ checks: Schema.Int, uptime_pct: Schema.NullOr(Schema.Number) }),
+  generated_at: Schema.DateTimeUtc
+}).annotations({ identifier: "DashboardSummary" })
+
+/**
+ * @since 0.1.0
+ * @category groups
+ */
+export class ResultsApi extends HttpApiGroup.make("results")
+  .add(
+    HttpApiEndpoint.post("checkNow", "/targets/:id/check-now")
+      .setPath(targetPath)
+      .addSuccess(CheckResult)
+      .addError(ApiError.Wire.Forbidden)
+      .addError(ApiError.Wire.NotFound)
+      .addError(ApiError.Wire.UnprocessableEntity)
+      .addError(ApiError.Wire.TooManyRequests)
+      .annotate(
+        OpenApi.Description,
+        "Runs the stored monitor once from the local region with its stored credentials, stores the result and " +
+          "answers it (the shape of POST /targets/test). Scope targets:execute, rate budget check_now. Heartbeat " +
+          "and manual monitors have no probe: 422 HEARTBEAT_NOT_PROBEABLE; a flow needs a browser region: 422 NO_FLOW_CAPABLE_AGENT."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("results", "/targets/:id/results")
+      .setPath(targetPath)
+      .setUrlParams(ResultsQuery)
+      .addSuccess(ResultPage)
+      .addError(ApiError.Wire.NotFound)
+      .annotate(OpenApi.Description, "Stored results, newest first; filter by region. Scope targets:read.")
+  )
+  .add(
+    HttpApiEndpoint.get("latency", "/targets/:id/latency")
+      .setPath(targetPath)
+      .setUrlParams(RangeQuery)
+      .addSuccess(LatencySeries)
+      .addError(ApiError.Wire.NotFound)
+      .annotate(OpenApi.Description, "Latency buckets with quantiles and per-phase means. Scope targets:read.")
+  )
+  .add(
+    HttpApiEndpoint.get("latencyByRegion", "/targets/:id/latency/by-region")
+      .setPath(targetPath)
+      .setUrlParams(RangeOnlyQuery)
+      .addSuccess(LatencyByRegion)
+      .addError(ApiError.Wire.NotFound)
+      .annotate(OpenApi.Description, "One latency series per region. Scope targets:read.")
+  )
+  .add(
+    HttpApiEndpoint.get("uptime", "/targets/:id/uptime")
+      .setPath(targetPath)
+      .setUrlParams(RangeQuery)
+      .addSuccess(Uptime)
+      .addError(ApiError.Wire.NotFound)
+      .annotate(OpenApi.Description, "Time-based uptime over the range. Scope targets:read.")
+  )
+  .add(
+    HttpApiEndpoint.get("summary", "/dashboard/summary")
+      .addSuccess(DashboardSummary)
+      .annotate(OpenApi.Description, "The org's monitors at a glance; cached 5 s per org. Scope targets:read.")
+  )
+  .middleware(Authentication)
+  .prefix("/api/v1")
+  .annotate(OpenApi.Title, "Results") {}
