@@ -10,5 +10,10 @@ export default defineConfig({
   dts: false,
   clean: true,
   sourcemap: true,
-  splitting: false
+  splitting: false,
+  // The workspace packages' own dependencies (undici, for one) are bundled with them, and some are CommonJS that
+  // calls require() for node builtins: an ES module has no require unless it is made here.
+  banner: {
+    js: 'import { createRequire as __signalmanCreateRequire } from "node:module"; const require = __signalmanCreateRequire(import.meta.url);'
+  }
 })

@@ -37,20 +37,16 @@
  * it a database of its own, empty or left by an earlier bench run, since every run signs up a new address, and
  * which no running Signalman shares). Results go to stdout and to `.bench/healthz.json`.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
-import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
 import { type BenchUser, makeBenchUser, READS_PER_MINUTE, type SmtpCatcher, startSmtpCatcher } from "./bench-user.js"
+import { HOST, type Running, serverDir, sleep, start, stopAll, type Target } from "./children.js"
+import { benchDatabaseUrl, fmt, gitCommit, machine, median, ms, positiveInt, redactUrl } from "./report.js"
 
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const outFile = path.join(serverDir, ".bench", "healthz.json")
 
-const HOST = "127.0.0.1"
 const CONNECTIONS = 50
 const PIPELINING = 1
 const AIM = 0.6
@@ -73,72 +69,8 @@ const ME_CACHES =
   "PostgreSQL; plans) and rate-budget blocks reserved per minute window: it measures the authentication path, not " +
   "database latency"
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-// Signalman starts through tsx and migrates its embedded database first; a minute is ample, and a bound is needed
-// so a server that never comes up fails the run instead of hanging it.
-const STARTUP_TIMEOUT_MS = 60_000
-const STOP_TIMEOUT_MS = 5_000
 // autocannon stops itself after `duration`; this is the backstop should it not.
 const RUN_SLACK_MS = 30_000
-
-const positiveInt = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-  return n
-}
-
-/** `BENCH_DATABASE_URL` when set: a PostgreSQL URL, checked here so a typo fails before any server starts. */
-const benchDatabaseUrl = (): URL | undefined => {
-  const raw = process.env["BENCH_DATABASE_URL"]
-  if (raw === undefined || raw === "") return undefined
-  const url = URL.canParse(raw) ? new URL(raw) : undefined
-  if (url === undefined || (url.protocol !== "postgres:" && url.protocol !== "postgresql:")) {
-    throw new Error("BENCH_DATABASE_URL must be a postgres:// or postgresql:// URL")
-  }
-  return url
-}
-
-/** A database URL fit for the report: the password, if any, is not. */
-const redactUrl = (url: URL): string => {
-  const copy = new URL(url.href)
-  if (copy.password !== "") copy.password = "***"
-  return copy.href
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Child processes
-
-interface Target {
-  readonly name: "baseline" | "signalman"
-  readonly description: string
-  readonly script: string
-  readonly env: Readonly<Record<string, string>>
-}
-
-interface Running {
-  readonly target: Target
-  /** `http://host:port`, without a path: one process serves more than one measured path. */
-  readonly origin: string
-  /** The last lines the child wrote, to explain a failure without flooding the report. */
-  readonly tail: () => string
-}
-
-const children = new Set<ChildProcess>()
-const isAlive = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null
-
-/** Asks nicely first (Signalman drains on SIGTERM), then SIGKILL once the bound passes. */
-const stop = async (child: ChildProcess): Promise<void> => {
-  if (!isAlive(child)) return
-  const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  child.kill("SIGTERM")
-  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS)
-  await gone
-  clearTimeout(timer)
-  children.delete(child)
-}
-
-const stopAll = (): Promise<void> => Promise.all([...children].map(stop)).then(() => undefined)
 
 // The SMTP catcher lives in this process; it is closed after the servers stop, and exiting ends it regardless.
 let smtpCatcher: SmtpCatcher | undefined
@@ -149,88 +81,6 @@ const closeSmtpCatcher = async (): Promise<void> => {
   if (catcher === undefined) return
   // smtp-server waits up to 30 s for open connections before closing; a bench that is done does not.
   await Promise.race([catcher.close(), sleep(SMTP_CLOSE_TIMEOUT_MS)])
-}
-
-// Whatever way this process ends, no server is left holding a port or a CPU.
-process.on("exit", () => {
-  for (const child of children) if (isAlive(child)) child.kill("SIGKILL")
-})
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    process.stderr.write(`\nbench: ${signal}, stopping the servers\n`)
-    void stopAll().finally(() => process.exit(signal === "SIGINT" ? 130 : 143))
-  })
-}
-
-/** A free loopback port: the kernel picks one, we release it and hand it to the child. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, HOST, () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => (port > 0 ? resolve(port) : reject(new Error("could not pick a free port"))))
-    })
-  })
-
-// Only what a Node process needs to run: an inherited DATABASE_URL, CONFIG_FILE or SERVER__* would silently change
-// what is measured, so the servers see nothing of the caller's environment beyond this.
-const baseEnv = (): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const key of ["PATH", "HOME", "TMPDIR", "LANG", "SystemRoot"]) {
-    const value = process.env[key]
-    if (value !== undefined) env[key] = value
-  }
-  return env
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-const start = async (target: Target): Promise<Running> => {
-  const port = await freePort()
-  // The child is node itself (not npx) so that killing its pid kills the server, not just a wrapper.
-  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), target.script], {
-    cwd: serverDir,
-    env: { ...baseEnv(), ...target.env, HOST, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  children.add(child)
-  const lines: Array<string> = []
-  const keep = (chunk: Buffer) => {
-    lines.push(
-      ...chunk
-        .toString("utf8")
-        .split("\n")
-        .filter((line) => line.trim() !== "")
-    )
-    lines.splice(0, Math.max(0, lines.length - 20))
-  }
-  // Always drained, so a chatty child can never block on a full pipe in the middle of a round.
-  child.stdout?.on("data", keep)
-  child.stderr?.on("data", keep)
-  const running: Running = {
-    target,
-    origin: `http://${HOST}:${port}`,
-    tail: () => lines.join("\n")
-  }
-  const healthz = `${running.origin}/healthz`
-
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS
-  while (Date.now() < deadline) {
-    if (!isAlive(child)) {
-      throw new Error(`${target.name} exited before answering (code ${String(child.exitCode)}):\n${running.tail()}`)
-    }
-    try {
-      const response = await fetch(healthz, { signal: AbortSignal.timeout(1_000) })
-      await response.arrayBuffer()
-      if (response.status === 200) return running
-    } catch {
-      // Not listening yet: expected while it starts.
-    }
-    await sleep(100)
-  }
-  throw new Error(`${target.name} did not answer ${healthz} within ${STARTUP_TIMEOUT_MS} ms:\n${running.tail()}`)
 }
 
 /**
@@ -458,45 +308,6 @@ const load = (subject: Subject, kind: Run["kind"], round: number, seconds: numbe
       }
     )
   })
-
-// ---------------------------------------------------------------------------------------------------------------
-// Report
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
-
-// autocannon records latency in whole milliseconds, so 0 means "under a millisecond", not free.
-const ms = (n: number): string => (n === 0 ? "<1" : n.toLocaleString("en-US", { maximumFractionDigits: 1 }))
-
-const gitCommit = (): string | null => {
-  try {
-    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: serverDir, timeout: 5_000, encoding: "utf8" })
-    const dirty = execFileSync("git", ["status", "--porcelain"], { cwd: serverDir, timeout: 5_000, encoding: "utf8" })
-    return `${head.trim()}${dirty.trim() === "" ? "" : " (dirty)"}`
-  } catch {
-    // Not a git checkout (e.g. an unpacked tarball): the rest of the report still stands.
-    return null
-  }
-}
-
-const machine = () => {
-  const cpus = os.cpus()
-  return {
-    node: process.version,
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    cpuModel: cpus[0]?.model.trim() ?? "unknown",
-    cpuCount: cpus.length,
-    availableParallelism: os.availableParallelism(),
-    totalMemoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
-    loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as Layer from "effect/Layer"
+import { Abuse } from "./abuse/Abuse.js"
 import { Accounts } from "./auth/Accounts.js"
 import { ApiTokens } from "./auth/ApiTokens.js"
 import { Attempts } from "./auth/Attempts.js"
@@ -24,18 +25,39 @@ import { Sessions } from "./auth/Sessions.js"
 import { SignIn } from "./auth/SignIn.js"
 import { UsageDebounce } from "./auth/UsageDebounce.js"
 import * as Config from "./Config.js"
+import { Channels } from "./channels/Channels.js"
+import * as ChannelsHttp from "./channels/Http.js"
 import * as Database from "./database/Database.js"
+import * as Engine from "./engine/Engine.js"
+import * as EngineHttp from "./engine/Http.js"
+import * as HeartbeatEvaluation from "./heartbeats/Evaluation.js"
+import { Heartbeats } from "./heartbeats/Heartbeats.js"
+import * as HeartbeatsHttp from "./heartbeats/Http.js"
+import * as PingRoute from "./heartbeats/PingRoute.js"
+import { Pings } from "./heartbeats/Pings.js"
 import * as Liveness from "./http/Liveness.js"
 import * as OpenApiRoute from "./http/OpenApiRoute.js"
 import * as Serve from "./http/Serve.js"
 import * as Shutdown from "./http/Shutdown.js"
+import { Idempotency } from "./idempotency/Idempotency.js"
+import * as IncidentsHttp from "./incidents/Http.js"
+import { Incidents } from "./incidents/Incidents.js"
+import { IncidentWriter } from "./incidents/IncidentWriter.js"
+import * as IncidentSeams from "./incidents/Seams.js"
 import { Lifecycle } from "./Lifecycle.js"
 import * as Logging from "./Logging.js"
 import { Plans } from "./limits/Plans.js"
 import { QuotaEvents } from "./limits/Quota.js"
 import { RateBudgets } from "./limits/RateBudgets.js"
+import * as Monitoring from "./Monitoring.js"
+import * as MaintenanceHttp from "./maintenance/Http.js"
+import { Maintenance } from "./maintenance/Maintenance.js"
+import { ManualStates } from "./manual/ManualStates.js"
+import * as ManualRestatement from "./manual/Restatement.js"
 import * as MeHttp from "./me/Http.js"
 import { MeService } from "./me/Me.js"
+import { Deliveries } from "./notify/Deliveries.js"
+import * as Notifier from "./notify/Notifier.js"
 import * as Operations from "./operations/Http.js"
 import * as OperatorHttp from "./operator/Http.js"
 import * as OrgsHttp from "./orgs/Http.js"
@@ -43,13 +65,20 @@ import { Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
+import { Admission } from "./targets/Admission.js"
+import { BulkActions } from "./targets/BulkActions.js"
+import { Duplicates } from "./targets/Duplicates.js"
 import * as TargetsHttp from "./targets/Http.js"
 import { Targets } from "./targets/Targets.js"
 import * as VariablesHttp from "./variables/Http.js"
 import { Variables } from "./variables/Variables.js"
+import * as IncidentTicks from "./workers/IncidentTicks.js"
 import * as Sweepers from "./workers/Sweepers.js"
 
 export const DOCS_PATH = "/docs"
+
+/** The incident writer with its ports bound to the outbox, maintenance windows and the delivery log. */
+const incidentWriting = IncidentWriter.Default.pipe(Layer.provideMerge(IncidentSeams.layer))
 
 /** The services behind sign-in, sessions, tokens, orgs and the limits. */
 const identity = Layer.mergeAll(
@@ -98,13 +127,27 @@ const http = (config: Config.Values) => {
               OrgsHttp.publicLayer,
               OperatorHttp.layer,
               TargetsHttp.layer,
-              VariablesHttp.layer
+              VariablesHttp.layer,
+              ChannelsHttp.layer,
+              MaintenanceHttp.layer,
+              IncidentsHttp.layer,
+              HeartbeatsHttp.layer,
+              EngineHttp.layer
             ]),
             Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
             Layer.provide(identity),
+            Layer.provide(
+              Engine.reading(Monitoring.resultObservers, Monitoring.uptimeExclusions).pipe(
+                Layer.provide(incidentWriting)
+              )
+            ),
             Layer.provide(Probes.Default),
-            Layer.provide(Targets.Default),
-            Layer.provide(Variables.Default)
+            Layer.provide([Duplicates.Default, BulkActions.Default, Idempotency.Default]),
+            Layer.provide([Heartbeats.Default, ManualStates.Default]),
+            Layer.provide([Admission.Default, Targets.Default]),
+            Layer.provide([Abuse.Default, Variables.Default, Channels.Default, Deliveries.Default]),
+            Layer.provide(Maintenance.Default),
+            Layer.provide([Incidents.Default, incidentWriting])
           ),
           {
             maxBodyBytes,
@@ -117,9 +160,24 @@ const http = (config: Config.Values) => {
           }
         )
   // Background work: the worker role and the all-in-one process run it; an api process never does.
-  const work = config.role === "api" ? Layer.empty : Sweepers.layer
-  return Layer.merge(Shutdown.layer(server), work).pipe(
+  const work =
+    config.role === "api"
+      ? Layer.empty
+      : Layer.mergeAll(
+          Sweepers.layer,
+          Engine.work(Monitoring.resultObservers).pipe(Layer.provide(incidentWriting)),
+          Notifier.layer,
+          IncidentTicks.layer.pipe(Layer.provide(incidentWriting)),
+          HeartbeatEvaluation.layer,
+          ManualRestatement.layer
+        )
+  // Ping URLs are answered by the listener itself; a worker serves none.
+  const pings = config.role === "worker" ? Layer.empty : PingRoute.layer(server)
+  return Layer.mergeAll(Shutdown.layer(server), work, pings).pipe(
     Layer.provide(serve),
+    // Outlives the server's drain (released after it): the pings acknowledged are written before the database goes.
+    Layer.provide([HeartbeatEvaluation.Evaluation.Default, Pings.Default]),
+    Layer.provide(Engine.monitorResults(Monitoring.resultObservers).pipe(Layer.provide(incidentWriting))),
     // No trace exporter is configured, so a span per request would be work nobody reads.
     Layer.provide(Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config["server.port"], host: config["server.host"] }))

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as App from "./App.js"
+import * as AbuseLists from "./abuse/Lists.js"
 import * as Config from "./Config.js"
 import * as Logging from "./Logging.js"
 
@@ -57,6 +58,10 @@ const config = Either.getOrElse(
   ),
   (error) => fail(error.message)
 )
+
+// A bad abuse list is a configuration error too: refused here, before the data directory or database is touched.
+const abuseLists = AbuseLists.load(config)
+if (Either.isLeft(abuseLists)) fail(abuseLists.left.message)
 
 const announce = Effect.gen(function* () {
   const address = (yield* HttpServer.HttpServer).address

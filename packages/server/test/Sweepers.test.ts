@@ -41,6 +41,12 @@ describe("sweepers", () => {
         INSERT INTO rate_windows (subject, category, window_start, used) VALUES
           ('account:x', 'api_reads', now() - interval '1 hour', 5), ('account:x', 'api_reads', now(), 5)
       `
+      yield* sql`
+        INSERT INTO idempotency_keys (org_id, user_id, operation, key, fingerprint, status, response, created_at) VALUES
+          (${orgId}, ${userId}, 'targets.create', 'old', 'f', 201, '{}'::jsonb, now() - interval '25 hours'),
+          (${orgId}, ${userId}, 'targets.create', 'new', 'f', 201, '{}'::jsonb, now() - interval '23 hours')
+      `
+      expect(yield* sweep("idempotency_keys")).toBe(1)
       expect(yield* sweep("magic_links")).toBe(1)
       expect(yield* sweep("sessions")).toBe(1)
       expect(yield* sweep("invitations")).toBe(1)

@@ -3,6 +3,7 @@
  * name is the dotted path upper-cased with `__` between parts: `auth.magic_link.expiry_minutes` is
  * `AUTH__MAGIC_LINK__EXPIRY_MINUTES`.
  */
+import { defaultMaxConcurrency } from "@signalman/checks/Runner"
 import * as Setting from "./Setting.js"
 
 export const settings = {
@@ -133,6 +134,11 @@ export const settings = {
     description: "Let checks connect to loopback, private and other internal addresses",
     default: false
   }),
+  "checker.max_concurrency": Setting.integer({
+    description: "Checks in flight at once in one process (the scheduler's and an agent's bound), whatever their host",
+    default: defaultMaxConcurrency,
+    min: 1
+  }),
   "checker.per_host_max_inflight": Setting.integer({
     description: "Concurrent checks per (org, host, port); an over-cap tick is dropped",
     default: 2,
@@ -148,9 +154,112 @@ export const settings = {
     default: "https://data.iana.org/rdap/dns.json",
     protocols: ["http:", "https:"]
   }),
+  "notifier.poll_interval_ms": Setting.integer({
+    description: "How often a worker looks for new notices and due deliveries",
+    default: 1000,
+    min: 10
+  }),
+  "notifier.concurrency": Setting.integer({
+    description: "Deliveries one worker sends at once",
+    default: 10,
+    min: 1
+  }),
+  "notifier.timeout_secs": Setting.integer({
+    description: "Time limit of one notification request (HTTP exchange or SMTP send)",
+    default: 10,
+    min: 1
+  }),
+  "notifier.max_attempts": Setting.integer({
+    description: "Attempts of a delivery, the first included, before it is dead-lettered",
+    default: 12,
+    min: 1
+  }),
+  "notifier.backoff_base_ms": Setting.integer({
+    description: "Ceiling of the delay before the first retry; it doubles per failed attempt",
+    default: 30_000,
+    min: 1
+  }),
+  "notifier.backoff_cap_ms": Setting.integer({
+    description: "Largest ceiling of the delay between two attempts",
+    default: 3_600_000,
+    min: 1
+  }),
+  "notifier.extra_ca_file": Setting.optionalString({
+    description: "PEM file of CA certificates trusted for notification deliveries besides the system's"
+  }),
+  "notifier.telegram_api_url": Setting.url({
+    description: "Telegram Bot API base URL",
+    default: "https://api.telegram.org",
+    protocols: ["http:", "https:"]
+  }),
+  "notifier.pagerduty_events_url": Setting.url({
+    description: "PagerDuty Events API v2 enqueue URL",
+    default: "https://events.pagerduty.com/v2/enqueue",
+    protocols: ["http:", "https:"]
+  }),
+  "notifier.opsgenie_us_url": Setting.url({
+    description: "Opsgenie API base URL for channels in region us",
+    default: "https://api.opsgenie.com",
+    protocols: ["http:", "https:"]
+  }),
+  "notifier.opsgenie_eu_url": Setting.url({
+    description: "Opsgenie API base URL for channels in region eu",
+    default: "https://api.eu.opsgenie.com",
+    protocols: ["http:", "https:"]
+  }),
+  "notifier.sms.api_url": Setting.url({
+    description: "Base URL of the Twilio-compatible SMS API (Messages resource under /2010-04-01/Accounts/<sid>)",
+    default: "https://api.twilio.com",
+    protocols: ["http:", "https:"]
+  }),
+  "notifier.sms.account_sid": Setting.optionalString({
+    description: "SMS API account id (Basic auth user name); unset fails sms deliveries"
+  }),
+  "notifier.sms.auth_token": Setting.optionalString({
+    description: "SMS API auth token (Basic auth password)",
+    secret: true
+  }),
+  "notifier.sms.from": Setting.optionalString({
+    description: "Sender of SMS alerts: an E.164 number or a messaging service id the provider knows"
+  }),
+  "scheduler.max_concurrency": Setting.integer({
+    description: "Scheduled checks one worker process runs at once; it claims no more due work than it has room for",
+    default: 1000,
+    min: 1
+  }),
+  "scheduler.poll_interval_ms": Setting.integer({
+    description: "How often a worker claims due checks; it claims a second ahead and starts each on its due time",
+    default: 250,
+    min: 10
+  }),
+  "scheduler.lease_secs": Setting.integer({
+    description: "How long a claimed check is leased; a crashed worker's checks are picked up when it lapses",
+    default: 120,
+    min: 5
+  }),
+  "scheduler.refresh_secs": Setting.integer({
+    description: "How often a worker recomputes which monitors the plan holds (not run) and keeps partitions ahead",
+    default: 30,
+    min: 1
+  }),
   "abuse.hot_reload_enabled": Setting.boolean({
     description: "Re-read the abuse pattern and deny lists on SIGHUP",
     default: false
+  }),
+  "abuse.builtin_rules_enabled": Setting.boolean({
+    description: "Apply the built-in attack-recon URL patterns and deny-list of monitoring providers",
+    default: true
+  }),
+  "abuse.url_patterns_file": Setting.optionalString({
+    description: "File of URL patterns refused besides the built-in ones: one case-insensitive regex a line, # comments"
+  }),
+  "abuse.domain_denylist_file": Setting.optionalString({
+    description: "File of denied domains besides the built-in ones: one a line, covering its subdomains, # comments"
+  }),
+  "incidents.tick_interval_secs": Setting.integer({
+    description: "Seconds between the incident engine's clock passes (reminders, recovery waits); 0 turns them off",
+    default: 5,
+    min: 0
   }),
   plan_cache_ttl_secs: Setting.integer({
     description: "How long plan rows and overrides are cached",

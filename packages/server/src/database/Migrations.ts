@@ -10,12 +10,28 @@ import m0001 from "./migrations/0001_instance.js"
 import m0002 from "./migrations/0002_identity.js"
 import m0003 from "./migrations/0003_targets.js"
 import m0004 from "./migrations/0004_variables.js"
+import m0005 from "./migrations/0005_channels.js"
+import m0006 from "./migrations/0006_audit.js"
+import m0007 from "./migrations/0007_bulk.js"
+import m0008 from "./migrations/0008_engine.js"
+import m0009 from "./migrations/0009_notifications.js"
+import m0010 from "./migrations/0010_maintenance.js"
+import m0011 from "./migrations/0011_heartbeats.js"
+import m0012 from "./migrations/0012_incidents.js"
 
 export const loader = Migrator.fromRecord({
   "0001_instance": m0001,
   "0002_identity": m0002,
   "0003_targets": m0003,
-  "0004_variables": m0004
+  "0004_variables": m0004,
+  "0005_channels": m0005,
+  "0006_audit": m0006,
+  "0007_bulk": m0007,
+  "0008_engine": m0008,
+  "0009_notifications": m0009,
+  "0010_maintenance": m0010,
+  "0011_heartbeats": m0011,
+  "0012_incidents": m0012
 })
 
 const run = Migrator.make({})

@@ -33,7 +33,7 @@ const answer = (request: Http.IncomingMessage, response: Http.ServerResponse): v
   response.end(request.method === "HEAD" ? undefined : body)
 }
 
-type RequestListener = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+export type RequestListener = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 // The listener type of EventEmitter's catch-all `on`, whatever event it serves.
 type Listener = Parameters<EventEmitter["on"]>[1]
 
@@ -46,6 +46,15 @@ const isRequestListener = (listener: unknown): listener is RequestListener => ty
 export class Server extends Http.Server {
   private readonly wrapped = new WeakMap<object, RequestListener>()
   private lifecycle: Lifecycle | undefined
+  private readonly direct: Array<{ readonly prefix: string; readonly handle: RequestListener }> = []
+
+  /**
+   * Serves every path under `prefix` with `handle`, from the listener like liveness (the ping URLs: no auth, any
+   * body, thousands a second). The request counts as in flight until its response closes.
+   */
+  route(prefix: string, handle: RequestListener): void {
+    this.direct.push({ prefix, handle })
+  }
 
   /** Counts probes as in-flight requests, so a drain sees them like any other. */
   track(lifecycle: Lifecycle): void {
@@ -55,6 +64,14 @@ export class Server extends Http.Server {
   override on(event: string, listener: Listener): this {
     if (event !== "request" || !isRequestListener(listener)) return super.on(event, listener)
     const fast: RequestListener = (request, response) => {
+      const url = request.url ?? ""
+      for (const route of this.direct) {
+        if (!url.startsWith(route.prefix)) continue
+        const lifecycle = this.lifecycle
+        lifecycle?.enter()
+        response.once("close", () => lifecycle?.leave())
+        return route.handle(request, response)
+      }
       if (!isLiveness(request)) return listener(request, response)
       this.lifecycle?.enter()
       try {

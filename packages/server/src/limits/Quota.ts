@@ -32,6 +32,8 @@ export class QuotaEvents extends Effect.Service<QuotaEvents>()("Signalman/QuotaE
         readonly current: number
         readonly limit: number
         readonly plan: string
+        /** How many a bulk write asked for at once, when more than one. */
+        readonly requested?: number
         readonly code?: "QUOTA_EXCEEDED" | "OWNER_ORG_LIMIT"
       }) =>
         Effect.as(
@@ -40,7 +42,13 @@ export class QuotaEvents extends Effect.Service<QuotaEvents>()("Signalman/QuotaE
             input.code ?? "QUOTA_EXCEEDED",
             `The ${input.quota} quota of the ${input.plan} plan is reached (${input.current} of ${input.limit})`,
             {
-              details: { quota: input.quota, current: input.current, limit: input.limit, plan: input.plan }
+              details: {
+                quota: input.quota,
+                current: input.current,
+                limit: input.limit,
+                plan: input.plan,
+                ...(input.requested === undefined ? {} : { requested: input.requested })
+              }
             }
           )
         ),

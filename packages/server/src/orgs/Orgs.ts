@@ -36,19 +36,26 @@ export type InvitationRow = typeof InvitationRow.Type
  * holds none; each feature adds its count here as it lands.
  */
 const pooledCounts = (sql: SqlClient.SqlClient, accountId: string) =>
-  sql<{ orgs: number; members: number; invitations: number }>`
+  sql<{ orgs: number; members: number; invitations: number; channels: number; maintenance: number }>`
     SELECT
       (SELECT count(*) FROM orgs WHERE account_id = ${accountId} AND deleted_at IS NULL)::int AS orgs,
       (SELECT count(DISTINCT m.user_id) FROM memberships m JOIN orgs o ON o.id = m.org_id
         WHERE o.account_id = ${accountId} AND o.deleted_at IS NULL)::int AS members,
       (SELECT count(*) FROM invitations i JOIN orgs o ON o.id = i.org_id
         WHERE o.account_id = ${accountId} AND o.deleted_at IS NULL AND i.accepted_at IS NULL
-          AND i.declined_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > now())::int AS invitations
+          AND i.declined_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > now())::int AS invitations,
+      (SELECT count(*) FROM channels c JOIN orgs o ON o.id = c.org_id
+        WHERE c.account_id = ${accountId} AND o.deleted_at IS NULL)::int AS channels,
+      (SELECT count(*) FROM maintenance_windows w JOIN orgs o ON o.id = w.org_id
+        WHERE w.account_id = ${accountId} AND o.deleted_at IS NULL AND w.deleted_at IS NULL
+          AND w.ends_at > now())::int AS maintenance
   `.pipe(
     Effect.map(([row]) => ({
       max_orgs: row?.orgs ?? 0,
       max_members: row?.members ?? 0,
-      max_pending_invitations: row?.invitations ?? 0
+      max_pending_invitations: row?.invitations ?? 0,
+      max_notification_channels: row?.channels ?? 0,
+      max_maintenance_windows: row?.maintenance ?? 0
     })),
     Effect.orDie
   )

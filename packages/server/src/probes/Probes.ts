@@ -17,7 +17,8 @@ import { AppConfig } from "../Config.js"
 
 export const LOCAL_REGION = "local"
 
-const settings = Layer.effect(
+/** The probes' settings from the configuration (the scheduler's throttle reads them too). */
+export const settings = Layer.effect(
   ProbeSettings,
   Effect.map(AppConfig, (config) => ({
     allowPrivateTargets: config["checker.allow_private_targets"],

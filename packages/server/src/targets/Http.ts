@@ -1,47 +1,57 @@
 /**
- * The `targets` group: monitors (create, read, list, change, delete) and the one-shot test of a check.
+ * The `targets` group: monitors (create, bulk create, duplicate, read, list, change, bulk actions, delete) and the
+ * one-shot test of a check.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
-import { type ActiveOrg, Caller } from "@signalman/core/api/Authentication"
-import { Region } from "@signalman/core/api/Targets"
+import { Caller } from "@signalman/core/api/Authentication"
+import { MAX_BULK_TARGETS, Region, TargetBatch } from "@signalman/core/api/Targets"
+import * as BulkAction from "@signalman/core/BulkAction"
 import type { AccountId } from "@signalman/core/Identity"
-import type * as Plan from "@signalman/core/Plan"
-import type { WriteSource } from "@signalman/core/Target"
+import { Target } from "@signalman/core/Target"
+import * as TargetCopy from "@signalman/core/TargetCopy"
+import type { ResolvedTarget } from "@signalman/core/TargetRules"
 import * as TargetRules from "@signalman/core/TargetRules"
+import { isNonEmptyReadonlyArray, type NonEmptyReadonlyArray } from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { Abuse } from "../abuse/Abuse.js"
 import { requireOrg, requireScope } from "../auth/Policy.js"
-import { AppConfig } from "../Config.js"
+import { writeSource } from "../http/WriteSource.js"
+import * as Idempotency from "../idempotency/Idempotency.js"
+import * as IncidentsHttp from "../incidents/Http.js"
 import { Plans } from "../limits/Plans.js"
-import { QuotaEvents } from "../limits/Quota.js"
 import { Probes } from "../probes/Probes.js"
-import { notFound, Targets, toTarget } from "./Targets.js"
+import { Admission, type Writer } from "./Admission.js"
+import { BulkActions } from "./BulkActions.js"
+import { Duplicates } from "./Duplicates.js"
+import { notFound, type TargetRow, Targets, toTarget } from "./Targets.js"
 import * as Validation from "./Validation.js"
 
-/** ui for the browser (a session), iac for the signalman CLI, api for anything else with a token. */
-const writeSource = Effect.gen(function* () {
-  const caller = yield* Caller
-  if (caller.credential.kind === "session") return "ui" as WriteSource
-  const request = yield* HttpServerRequest.HttpServerRequest
-  return ((request.headers["user-agent"] ?? "").startsWith("signalman-cli/") ? "iac" : "api") as WriteSource
-})
+const tooLarge = (field: string, count: number, max: number) =>
+  ApiError.make("BULK_TOO_LARGE", `At most ${max} ${field} in one request; this one has ${count}`, {
+    field,
+    details: { max, count }
+  })
 
 export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
   Effect.gen(function* () {
+    const abuse = yield* Abuse
     const probes = yield* Probes
     const plans = yield* Plans
     const targets = yield* Targets
-    const quotaEvents = yield* QuotaEvents
+    const admission = yield* Admission
+    const duplicates = yield* Duplicates
+    const bulkActions = yield* BulkActions
+    const idempotency = yield* Idempotency.Idempotency
     const sql = yield* SqlClient.SqlClient
-    const config = yield* AppConfig
-    const allowPrivate = config["checker.allow_private_targets"]
+    const allowPrivate = admission.allowPrivate
 
     const orgAndPlan = Effect.gen(function* () {
       const org = yield* requireOrg
@@ -49,33 +59,55 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       return { org, plan }
     })
 
-    // Regions must exist and be enabled; more than the plan allows is QUOTA_EXCEEDED.
-    const checkRegions = (org: ActiveOrg, plan: Plan.Plan, regions: ReadonlyArray<string>, userId: string) =>
+    const currentWriter = Effect.gen(function* () {
+      const caller = yield* Caller
+      const { org, plan } = yield* orgAndPlan
+      return { org, plan, userId: caller.user.id }
+    })
+
+    const scopeOf = (writer: Writer, operation: string): Idempotency.Scope => ({
+      orgId: writer.org.id,
+      userId: writer.userId,
+      operation
+    })
+
+    /**
+     * Stores the targets and, with a key, the answer beside them; a request that lost the race for the key
+     * answers what the winner recorded.
+     */
+    const insertOnce = <A, I>(
+      writer: Writer,
+      resolved: ReadonlyArray<ResolvedTarget>,
+      claim: Idempotency.Claim | undefined,
+      schema: Schema.Schema<A, I>,
+      answer: (rows: NonEmptyReadonlyArray<TargetRow>) => { readonly answer: A; readonly location: string | null }
+    ) =>
       Effect.gen(function* () {
-        const known = yield* sql<{
-          id: string
-        }>`SELECT id FROM regions WHERE enabled AND id IN ${sql.in([...regions])}`.pipe(Effect.orDie)
-        const ids = new Set(known.map((r) => r.id))
-        const unknown = regions.findIndex((r) => !ids.has(r))
-        if (unknown !== -1) {
-          return yield* Effect.fail(
-            ApiError.make("REGION_INVALID", `No enabled region ${regions[unknown]}`, { field: `regions[${unknown}]` })
-          )
-        }
-        if (regions.length > plan.quotas.max_regions) {
-          return yield* Effect.flatMap(
-            quotaEvents.quotaExceeded({
-              accountId: org.accountId,
-              userId,
-              quota: "max_regions",
-              current: regions.length,
-              limit: plan.quotas.max_regions,
-              plan: plan.id
-            }),
-            Effect.fail
-          )
-        }
-      })
+        const source = yield* writeSource
+        const rows = yield* targets.insert(writer.org, writer.userId, writer.plan, resolved, source, (rows) =>
+          claim === undefined || !isNonEmptyReadonlyArray(rows)
+            ? Effect.void
+            : Effect.flatMap(
+                Effect.sync(() => answer(rows)),
+                (a) => idempotency.record(claim, schema, a.answer, a.location)
+              )
+        )
+        if (!isNonEmptyReadonlyArray(rows)) return yield* Effect.dieMessage("a write of no targets")
+        return answer(rows)
+      }).pipe(
+        Effect.catchTag("LostRace", () =>
+          claim === undefined
+            ? Effect.dieMessage("an idempotency race without a key")
+            : idempotency.replay(claim, schema).pipe(
+                Effect.flatMap(
+                  Option.match({
+                    onNone: () => Effect.dieMessage("the idempotency key holder vanished"),
+                    onSome: (a) => Effect.succeed({ answer: a, location: null })
+                  })
+                )
+              )
+        )
+      )
 
     const decodeRegions = Schema.decodeUnknown(
       Schema.Array(
@@ -96,16 +128,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
         Effect.map((rows) => ids.flatMap((id) => rows.filter((r) => r.id === id)).map((r) => new Region(r))),
         Effect.orDie
       )
-
-    // Notification channels arrive with their own resource; until then no binding can name one.
-    const checkAlerts = (alerts: ReadonlyArray<{ readonly channel_id: string }>) =>
-      alerts.length === 0
-        ? Effect.void
-        : Effect.fail(
-            ApiError.make("VALIDATION_FAILED", "No such notification channel in this org", {
-              field: "alerts[0].channel_id"
-            })
-          )
 
     return handlers
       .handle("test", ({ payload }) =>
@@ -132,6 +154,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           // A test runs the check with the values in place. A saved monitor keeps its references as written and
           // the scheduler resolves them at probe time, so a rotation takes effect without touching the monitor.
           const runnable = yield* Validation.substitute(spec, found, allowPrivate)
+          yield* abuse.check(runnable)
           return yield* probes
             .runOnce(runnable)
             .pipe(
@@ -144,18 +167,76 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
           yield* requireScope("targets:write")
-          const caller = yield* Caller
-          const { org, plan } = yield* orgAndPlan
-          yield* Validation.checkSpec(payload.check, allowPrivate, org.id)
-          const resolved = TargetRules.resolveCreate(payload, plan)
-          if (Either.isLeft(resolved)) return yield* Effect.fail(Validation.toApiError(resolved.left))
-          yield* checkAlerts(resolved.right.alerts)
-          yield* checkRegions(org, plan, resolved.right.regions, caller.user.id)
-          const row = yield* targets.create(org, caller.user.id, plan, resolved.right, yield* writeSource)
-          yield* HttpApp.appendPreResponseHandler((_, response) =>
-            Effect.succeed(HttpServerResponse.setHeader(response, "location", `/api/v1/targets/${row.id}`))
-          )
-          return toTarget(row)
+          const writer = yield* currentWriter
+          const claim = yield* idempotency.claim(scopeOf(writer, "targets.create"), payload)
+          if (claim !== undefined) {
+            const prior = yield* idempotency.replay(claim, Target)
+            if (Option.isSome(prior)) return prior.value
+          }
+          const target = yield* admission.create(writer, payload, yield* admission.enabledRegions)
+          const rows = yield* insertOnce(writer, [target], claim, Target, ([row]) => ({
+            answer: toTarget(row),
+            location: `/api/v1/targets/${row.id}`
+          }))
+          const location = rows.location
+          if (location !== null) {
+            yield* HttpApp.appendPreResponseHandler((_, response) =>
+              Effect.succeed(HttpServerResponse.setHeader(response, "location", location))
+            )
+          }
+          return rows.answer
+        })
+      )
+      .handle("bulk", ({ payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("targets:write")
+          if (payload.targets.length > MAX_BULK_TARGETS) {
+            return yield* Effect.fail(tooLarge("targets", payload.targets.length, MAX_BULK_TARGETS))
+          }
+          const writer = yield* currentWriter
+          const claim = yield* idempotency.claim(scopeOf(writer, "targets.bulk"), payload)
+          if (claim !== undefined) {
+            const prior = yield* idempotency.replay(claim, TargetBatch)
+            if (Option.isSome(prior)) return prior.value
+          }
+          const targets = yield* admission.createMany(writer, payload.targets)
+          const written = yield* insertOnce(writer, targets, claim, TargetBatch, (rows) => ({
+            answer: { data: rows.map(toTarget) },
+            location: null
+          }))
+          return written.answer
+        })
+      )
+      .handle("duplicate", ({ path, payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("targets:write")
+          const writer = yield* currentWriter
+          const row = yield* targets.one(writer.org, path.id)
+          if (row === undefined) return yield* Effect.fail(notFound)
+          if (payload.copies.length > TargetCopy.MAX_COPIES) {
+            return yield* Effect.fail(tooLarge("copies", payload.copies.length, TargetCopy.MAX_COPIES))
+          }
+          const claim = yield* idempotency.claim(scopeOf(writer, `targets.duplicate:${row.id}`), payload)
+          if (claim !== undefined) {
+            const prior = yield* idempotency.replay(claim, TargetBatch)
+            if (Option.isSome(prior)) return prior.value
+          }
+          const copies = yield* duplicates.copies(writer, row, payload.copies)
+          const written = yield* insertOnce(writer, copies, claim, TargetBatch, (rows) => ({
+            answer: { data: rows.map(toTarget) },
+            location: null
+          }))
+          return written.answer
+        })
+      )
+      .handle("bulkAction", ({ payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope(payload.action === "delete" ? "targets:delete" : "targets:write")
+          if (payload.ids.length > BulkAction.MAX_IDS) {
+            return yield* Effect.fail(tooLarge("ids", payload.ids.length, BulkAction.MAX_IDS))
+          }
+          const writer = yield* currentWriter
+          return { updated: yield* bulkActions.apply(writer, payload, yield* writeSource) }
         })
       )
       .handle("list", ({ urlParams }) =>
@@ -182,29 +263,15 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           const row = yield* targets.one(org, path.id)
           if (row === undefined) return yield* Effect.fail(notFound)
           if (payload.check !== undefined) yield* Validation.checkSpec(payload.check, allowPrivate, org.id)
-          const stored = yield* targets.resolved(row)
-          const resolved = TargetRules.resolvePatch(
-            {
-              name: row.name,
-              check: stored.check as TargetRules.ResolvedTarget["check"],
-              interval: row.interval_secs,
-              enabled: row.enabled,
-              tags: row.tags,
-              group: row.group_name,
-              alerts: row.alerts,
-              alert_confirmations: row.alert_confirmations,
-              notify_recovery: row.notify_recovery,
-              renotify_interval_secs: row.renotify_interval_secs,
-              recovery_period_secs: row.recovery_period_secs,
-              region_policy: row.region_policy,
-              regions: row.regions
-            },
-            payload,
-            plan
-          )
+          if (payload.check !== undefined) yield* abuse.check(payload.check)
+          const resolved = TargetRules.resolvePatch(yield* targets.resolved(row), payload, plan)
           if (Either.isLeft(resolved)) return yield* Effect.fail(Validation.toApiError(resolved.left))
-          yield* checkAlerts(resolved.right.alerts)
-          yield* checkRegions(org, plan, resolved.right.regions, caller.user.id)
+          yield* admission.checkAlerts(org, resolved.right.alerts)
+          yield* admission.checkRegions(
+            { org, plan, userId: caller.user.id },
+            resolved.right.regions,
+            yield* admission.enabledRegions
+          )
           const updated = yield* targets.update(org, path.id, resolved.right, yield* writeSource)
           return updated === undefined ? yield* Effect.fail(notFound) : toTarget(updated)
         })
@@ -231,7 +298,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
             )
           }
           const regions = [...new Set(payload.regions)]
-          yield* checkRegions(org, plan, regions, caller.user.id)
+          yield* admission.checkRegions({ org, plan, userId: caller.user.id }, regions, yield* admission.enabledRegions)
           yield* sql`UPDATE targets SET regions = ${regions}, write_source = ${yield* writeSource}, updated_at = now() WHERE id = ${row.id}`.pipe(
             Effect.orDie
           )
@@ -271,5 +338,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           if (!(yield* targets.remove(org, path.id))) return yield* Effect.fail(notFound)
         })
       )
+      .handle("incidents", ({ path, urlParams }) => IncidentsHttp.targetIncidents(path.id, urlParams))
   })
 )

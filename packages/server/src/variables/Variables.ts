@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Sealer } from "../crypto/Sealer.js"
 import { uuidv7 } from "../Ids.js"
+import * as References from "../targets/References.js"
 
 const VariableRow = Schema.Struct({
   id: VariableId,
@@ -101,12 +102,20 @@ export class Variables extends Effect.Service<Variables>()("Signalman/Variables"
      */
     const remove = (orgId: OrgId, id: string) =>
       Effect.gen(function* () {
-        const deleted = yield* sql<{ id: string }>`
-          DELETE FROM variables v
-          WHERE v.id = ${id} AND v.org_id = ${orgId}
-            AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.org_id = v.org_id AND v.key = ANY(t.variable_keys))
-          RETURNING v.id
-        `.pipe(Effect.orDie)
+        // Under the org's reference lock, so no monitor saved meanwhile can take up the key being deleted.
+        const deleted = yield* sql
+          .withTransaction(
+            Effect.zipRight(
+              References.lock(orgId),
+              sql<{ id: string }>`
+                DELETE FROM variables v
+                WHERE v.id = ${id} AND v.org_id = ${orgId}
+                  AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.org_id = v.org_id AND v.key = ANY(t.variable_keys))
+                RETURNING v.id
+              `
+            )
+          )
+          .pipe(Effect.orDie)
         if (deleted.length > 0) return { _tag: "Deleted" } as const
         const row = yield* one(orgId, id)
         return row === undefined ? ({ _tag: "NotFound" } as const) : ({ _tag: "InUse", row } as const)

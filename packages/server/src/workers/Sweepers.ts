@@ -6,6 +6,7 @@
  * - invitations: answered, revoked or expired more than 30 days ago, daily;
  * - sessions: ended (expired or revoked) more than 7 days ago, hourly;
  * - rate windows: older than ten minutes, every 10 minutes;
+ * - heartbeat pings: older than 14 days, and their outputs older than 7 days, hourly;
  * - accounts whose 30-day deletion grace has passed: purged for good (people, orgs and everything they own),
  *   hourly, one account per transaction.
  */
@@ -96,6 +97,27 @@ export const sweeps = (magicLinks: boolean): ReadonlyArray<Sweep> => [
         sql`DELETE FROM rate_windows WHERE window_start < now() - interval '10 minutes' RETURNING subject`,
         count
       )
+    )
+  },
+  {
+    // The record's figures look back 14 days; older pings only take space. Outputs go sooner (after 7 days): the
+    // spec keeps them on a shorter clock than the ping.
+    name: "heartbeat_pings",
+    every: "1 hour",
+    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.gen(function* () {
+        yield* sql`UPDATE heartbeat_pings SET output = NULL WHERE output IS NOT NULL AND at < now() - interval '7 days'`
+        const deleted = yield* sql`DELETE FROM heartbeat_pings WHERE at < now() - interval '14 days' RETURNING id`
+        return deleted.length
+      })
+    )
+  },
+  {
+    // A replay is answered for 24 hours; after that the key is a new request and its record only takes space.
+    name: "idempotency_keys",
+    every: "1 hour",
+    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.map(sql`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours' RETURNING key`, count)
     )
   }
 ]

@@ -15,7 +15,12 @@ export interface Person {
 let sequence = 0
 export const uniqueEmail = (label: string) => `${label}-${Date.now().toString(36)}-${sequence++}@example.com`
 
-export const signIn = (server: TestServer.Running, smtp: SmtpCatcher.SmtpCatcher, email = uniqueEmail("user")) =>
+// Only the address is needed, so a server in its own process (ServerProcess) signs people in the same way.
+export const signIn = (
+  server: Pick<TestServer.Running, "baseUrl">,
+  smtp: SmtpCatcher.SmtpCatcher,
+  email = uniqueEmail("user")
+) =>
   Effect.gen(function* () {
     const browser = Browser.make(server.baseUrl)
     const before = smtp.mails().filter((m) => m.to === email).length

@@ -1,0 +1,185 @@
+/**
+ * The scheduler of the `local` region, one per worker process. Every `scheduler.poll_interval_ms` it claims the
+ * schedule rows due within the next second (as many as it has room for under `scheduler.max_concurrency`), leasing
+ * them with `FOR UPDATE SKIP LOCKED` so workers sharing the database never claim the same row, and starts each check
+ * on its due time. Finished runs are written in batches: the results (ResultStore) and, in the same transaction,
+ * each row's release with its next due time on its grid (Slots.nextRunMs). A release only applies while this worker
+ * still holds the lease, so a worker that lost its lease (it stalled past `scheduler.lease_secs` and another took
+ * the row) cannot move the row back.
+ *
+ * Scheduled checks spend no rate budget. A check over the per-host cap (checks' Throttle) is dropped: no result, the
+ * row simply moves to its next slot.
+ *
+ * A remote region's rows are never claimed here: the same claim, filtered on that region, is the agent hand-off.
+ */
+import { randomUUID } from "node:crypto"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Throttle from "@signalman/checks/Throttle"
+import type { CheckResult } from "@signalman/core/CheckResult"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import { AppConfig } from "../Config.js"
+import * as Probes from "../probes/Probes.js"
+import { isBlocked } from "./ResultObservers.js"
+import { type Pending, ResultStore } from "./ResultStore.js"
+import { Runner } from "./Runner.js"
+import * as Slots from "./Slots.js"
+
+const Claimed = Schema.Struct({
+  target_id: Schema.String,
+  region: Schema.String,
+  due: Schema.DateFromSelf,
+  /** The due time exactly as stored, handed back on release so the comparison is exact. */
+  due_text: Schema.String,
+  interval_secs: Schema.Number,
+  org_id: Schema.String,
+  check_spec: Schema.Unknown,
+  credentials: Schema.NullOr(Schema.String)
+})
+type Claimed = typeof Claimed.Type
+const decodeClaimed = Schema.decodeUnknown(Schema.Array(Claimed))
+
+interface Finished {
+  readonly claimed: Claimed
+  /** None when the throttle dropped the tick. */
+  readonly result: Option.Option<CheckResult>
+}
+
+const run = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const config = yield* AppConfig
+  const store = yield* ResultStore
+  const runner = yield* Runner
+  const throttle = yield* Throttle.Throttle
+  const token = randomUUID()
+  const max = config["scheduler.max_concurrency"]
+  const poll = config["scheduler.poll_interval_ms"]
+  const lease = config["scheduler.lease_secs"]
+  // Claiming a second ahead (at least four polls) lets each check start on its due time even when a claim comes
+  // late (a busy database, a pause of the event loop); the lease covers the wait.
+  const lookahead = Math.max(1000, poll * 4)
+  const inflight = yield* Ref.make(0)
+  const finished = yield* Queue.unbounded<Finished>()
+
+  const claim = (room: number) =>
+    sql`
+      WITH due AS (
+        SELECT target_id, region FROM schedules
+        WHERE region = ${Probes.LOCAL_REGION} AND NOT held
+          AND next_run_at <= now() + make_interval(secs => ${lookahead / 1000})
+          AND (leased_until IS NULL OR leased_until < now())
+        ORDER BY next_run_at
+        LIMIT ${room}
+        FOR UPDATE SKIP LOCKED
+      ), claimed AS (
+        UPDATE schedules s SET leased_until = s.next_run_at + make_interval(secs => ${lease}), leased_by = ${token}
+        FROM due WHERE s.target_id = due.target_id AND s.region = due.region
+        RETURNING s.target_id, s.region, s.next_run_at AS due, s.next_run_at::text AS due_text, s.interval_secs
+      )
+      SELECT c.*, t.org_id, t.check_spec, t.credentials
+      FROM claimed c JOIN targets t ON t.id = c.target_id
+    `.pipe(Effect.flatMap(decodeClaimed), Effect.orDie)
+
+  const execute = (claimed: Claimed) =>
+    Effect.gen(function* () {
+      // A timer may fire a millisecond early; a check never starts before its due time.
+      let wait = claimed.due.getTime() - Date.now()
+      while (wait > 0) {
+        yield* Effect.sleep(Duration.millis(wait))
+        wait = claimed.due.getTime() - Date.now()
+      }
+      const prepared = yield* runner.prepare({
+        id: claimed.target_id,
+        orgId: claimed.org_id,
+        checkSpec: claimed.check_spec,
+        credentials: claimed.credentials
+      })
+      if (Either.isLeft(prepared)) return Option.some(prepared.left)
+      const key = Throttle.keyOf(claimed.org_id, prepared.right)
+      if (Option.isNone(key)) return Option.some(yield* runner.probe(prepared.right))
+      const admitted = yield* throttle.run(key.value, runner.probe(prepared.right))
+      if (admitted._tag === "Dropped") {
+        return Option.none()
+      }
+      return Option.some(admitted.value)
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.as(
+          Effect.logError("A scheduled check failed to run", cause).pipe(
+            Effect.annotateLogs("target_id", claimed.target_id)
+          ),
+          Option.none()
+        )
+      ),
+      Effect.flatMap((result) => Queue.offer(finished, { claimed, result })),
+      Effect.ensuring(Ref.update(inflight, (n) => n - 1))
+    )
+
+  const flush = Effect.gen(function* () {
+    const batch = yield* Queue.takeAll(finished)
+    if (batch.length === 0) return
+    const now = Date.now()
+    const pending: Array<Pending> = []
+    const releases = []
+    for (const { claimed, result } of batch) {
+      const due = claimed.due.getTime()
+      releases.push({
+        target_id: claimed.target_id,
+        region: claimed.region,
+        due: claimed.due_text,
+        next: new Date(Slots.nextRunMs(due, claimed.interval_secs, now)).toISOString(),
+        status: Option.match(result, { onNone: () => null, onSome: (r) => r.status })
+      })
+      if (Option.isSome(result)) {
+        pending.push({
+          targetId: claimed.target_id,
+          orgId: claimed.org_id,
+          result: result.value,
+          source: "scheduled",
+          blocked: isBlocked(result.value),
+          weightSecs: claimed.interval_secs
+        })
+      }
+    }
+    // The next due time applies only if the row still has the due time this run was for: an interval change
+    // meanwhile already put it on its new grid. The due time goes back as
+    // the text the database gave, so the comparison is exact (a JS Date would drop microseconds).
+    const release = sql`
+      UPDATE schedules s SET
+        next_run_at = CASE WHEN s.next_run_at = r.due THEN r.next ELSE s.next_run_at END,
+        leased_until = NULL, leased_by = NULL,
+        last_status = COALESCE(r.status, s.last_status)
+      FROM jsonb_to_recordset(${JSON.stringify(releases)}::jsonb) AS r(target_id uuid, region text,
+        due timestamptz, next timestamptz, status text)
+      WHERE s.target_id = r.target_id AND s.region = r.region AND s.leased_by = ${token}
+    `.pipe(Effect.asVoid)
+    yield* store.write(pending, release)
+  }).pipe(Effect.catchAllCause((cause) => Effect.logError("Writing scheduled results failed", cause)))
+
+  const tick = Effect.gen(function* () {
+    const room = max - (yield* Ref.get(inflight))
+    if (room <= 0) return
+    const claimed = yield* claim(room)
+    if (claimed.length === 0) return
+    yield* Ref.update(inflight, (n) => n + claimed.length)
+    for (const row of claimed) yield* Effect.forkScoped(execute(row))
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Claiming due checks failed", cause)))
+
+  yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(Duration.millis(200))))
+  yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced(Duration.millis(poll))))
+  // On shutdown, what already finished is still written; runs cut short keep their lease until it lapses.
+  yield* Effect.addFinalizer(() => flush)
+})
+
+/** The scheduler for the life of the process (worker and all roles). */
+export const layer = Layer.scopedDiscard(run).pipe(
+  Layer.provide(Throttle.Throttle.Default),
+  Layer.provide(Probes.settings)
+)

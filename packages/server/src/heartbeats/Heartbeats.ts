@@ -1,0 +1,200 @@
+/**
+ * Heartbeat monitors as the API shows them: the record (`GET /targets/{id}/heartbeat`) and the rotation of the
+ * ping URL (`POST .../heartbeat/rotate`, `DELETE .../heartbeat/previous`).
+ *
+ * Rotation rewrites the monitor's rows of `ping_tokens` (the current token, and the previous one while it overlaps)
+ * and stamps `rotated_at`; it never touches the machine's state, so incidents, history, shares and page bindings stay
+ * as they are and the silence clock is not re-armed. Every token it ends is published as invalidated, so no process
+ * keeps resolving it from its cache.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as ApiError from "@signalman/core/ApiError"
+import type { ActiveOrg } from "@signalman/core/api/Authentication"
+import * as CadenceAdvice from "@signalman/core/heartbeat/CadenceAdvice"
+import * as HeartbeatMachine from "@signalman/core/heartbeat/HeartbeatMachine"
+import * as HeartbeatRecord from "@signalman/core/heartbeat/HeartbeatRecord"
+import * as Rotation from "@signalman/core/heartbeat/Rotation"
+import * as DateTime from "effect/DateTime"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { Invalidation } from "../auth/Invalidation.js"
+import { publicBaseUrl } from "../Config.js"
+import * as PingTokens from "../targets/PingTokens.js"
+import { notFound, type TargetRow, Targets } from "../targets/Targets.js"
+import { Pings } from "./Pings.js"
+import * as StateRows from "./StateRows.js"
+
+/** The most successes the record's figures are computed over (a job pinging every second for 14 days has more). */
+export const MAX_SUCCESSES = 20_000
+
+/** The period, grace and max_runtime of a stored heartbeat check. */
+export const Window = Schema.Struct({
+  period: Schema.Number,
+  grace: Schema.Number,
+  max_runtime: Schema.optional(Schema.Number)
+})
+export const decodeWindow = Schema.decodeUnknown(Window)
+
+const TokenRow = Schema.Struct({
+  token: Schema.String,
+  expires_at: Schema.NullOr(Schema.DateFromSelf),
+  last_used_at: Schema.NullOr(Schema.DateFromSelf)
+})
+const StateRow = Schema.Struct({
+  ...StateRows.StateColumns.fields,
+  last_failure_output: Schema.NullOr(Schema.String),
+  rotated_at: Schema.NullOr(Schema.DateFromSelf)
+})
+
+const utc = (at: Date | null): DateTime.Utc | null => (at === null ? null : DateTime.unsafeFromDate(at))
+
+const notHeartbeat = (row: TargetRow) =>
+  ApiError.make("NOT_FOUND", `This monitor is a ${row.kind} monitor; only heartbeat monitors have a ping URL`, {
+    details: { type: row.kind }
+  })
+
+export class Heartbeats extends Effect.Service<Heartbeats>()("Signalman/Heartbeats", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const targets = yield* Targets
+    const pings = yield* Pings
+    const invalidation = yield* Invalidation
+    const base = yield* publicBaseUrl
+
+    const heartbeat = (org: ActiveOrg, id: string) =>
+      Effect.gen(function* () {
+        const row = yield* targets.one(org, id)
+        if (row === undefined) return yield* Effect.fail(notFound)
+        if (row.kind !== "heartbeat") return yield* Effect.fail(notHeartbeat(row))
+        return row
+      })
+
+    const tokensOf = (targetId: string, now: DateTime.Utc) =>
+      sql`SELECT token, expires_at, last_used_at FROM ping_tokens WHERE target_id = ${targetId}`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(TokenRow))),
+        Effect.orDie,
+        Effect.flatMap((rows) =>
+          Effect.gen(function* () {
+            const current = rows.find((r) => r.expires_at === null)
+            const previous = rows.find((r) => r.expires_at !== null && r.expires_at.getTime() > now.epochMillis)
+            // Every heartbeat is minted a token on create; one without (a row lost by hand) gets one now.
+            const token = current?.token ?? PingTokens.mint()
+            if (current === undefined) {
+              yield* sql`INSERT INTO ping_tokens (token, target_id) VALUES (${token}, ${targetId})`.pipe(Effect.orDie)
+            }
+            return {
+              current: token,
+              previous:
+                previous === undefined || previous.expires_at === null
+                  ? null
+                  : {
+                      token: previous.token,
+                      expires_at: DateTime.unsafeFromDate(previous.expires_at),
+                      last_used_at: utc(previous.last_used_at)
+                    }
+            }
+          })
+        )
+      )
+
+    const stateOf = (row: TargetRow) =>
+      sql`
+        SELECT verdict, paused, down_cause, first_ping_at, last_ping_at, last_success_at, last_start_at, last_fail_at,
+          last_exit_code, window_from, run_started_at, last_failure_output, rotated_at
+        FROM heartbeat_states WHERE target_id = ${row.id}
+      `.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StateRow))),
+        Effect.map((rows) => rows[0]),
+        Effect.orDie
+      )
+
+    const successesOf = (targetId: string, now: DateTime.Utc) =>
+      sql<{ at: Date }>`
+        SELECT at FROM heartbeat_pings
+        WHERE target_id = ${targetId} AND signal = 'success'
+          AND at >= ${DateTime.toDateUtc(DateTime.subtractDuration(now, CadenceAdvice.LOOKBACK))}
+        ORDER BY at DESC LIMIT ${MAX_SUCCESSES}
+      `.pipe(
+        Effect.map((rows) => rows.map((r) => DateTime.unsafeFromDate(r.at))),
+        Effect.orDie
+      )
+
+    const recordOf = (row: TargetRow) =>
+      Effect.gen(function* () {
+        // This process's queued pings first, so a record read after a ping shows it.
+        yield* pings.flush
+        const now = DateTime.unsafeMake(Date.now())
+        const window = yield* decodeWindow(row.check_spec).pipe(Effect.orDie)
+        const tokens = yield* tokensOf(row.id, now)
+        const stored = yield* stateOf(row)
+        const state =
+          stored === undefined ? HeartbeatMachine.initial({ enabled: row.enabled }) : StateRows.toState(stored)
+        return HeartbeatRecord.derive(
+          {
+            public_base_url: base,
+            token: tokens.current,
+            created_at: DateTime.unsafeFromDate(row.created_at),
+            window,
+            state,
+            tokens: { ...tokens, rotated_at: utc(stored?.rotated_at ?? null) },
+            successes: yield* successesOf(row.id, now),
+            last_failure_output: stored?.last_failure_output ?? null
+          },
+          now
+        )
+      })
+
+    const record = (org: ActiveOrg, id: string) => Effect.flatMap(heartbeat(org, id), recordOf)
+
+    const rotate = (org: ActiveOrg, id: string, request: Rotation.RotateRequest) =>
+      Effect.gen(function* () {
+        const row = yield* heartbeat(org, id)
+        const ended = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              // Serialises rotations of one monitor: the second sees the first's tokens.
+              yield* sql`SELECT id FROM targets WHERE id = ${row.id} FOR UPDATE`
+              const now = DateTime.unsafeMake(Date.now())
+              const before = yield* tokensOf(row.id, now)
+              const after = Rotation.rotate(
+                { ...before, rotated_at: null },
+                { ...request, token: PingTokens.mint() },
+                now,
+                Duration.hours(24)
+              )
+              yield* sql`DELETE FROM ping_tokens WHERE target_id = ${row.id}`
+              yield* sql`INSERT INTO ping_tokens (token, target_id) VALUES (${after.current}, ${row.id})`
+              if (after.previous !== null) {
+                yield* sql`
+                  INSERT INTO ping_tokens (token, target_id, expires_at, last_used_at)
+                  VALUES (${after.previous.token}, ${row.id}, ${DateTime.toDateUtc(after.previous.expires_at)}, NULL)
+                `
+              }
+              yield* sql`
+                INSERT INTO heartbeat_states (target_id, verdict, paused, rotated_at)
+                VALUES (${row.id}, 'pending', ${!row.enabled}, ${DateTime.toDateUtc(now)})
+                ON CONFLICT (target_id) DO UPDATE SET rotated_at = EXCLUDED.rotated_at
+              `
+              // Every token the monitor had is now ended or expiring: cached entries of them must go.
+              return [before.current, ...(before.previous === null ? [] : [before.previous.token])]
+            })
+          )
+          .pipe(Effect.orDie)
+        yield* Effect.forEach(ended, (token) => invalidation.publish(`ping_token:${token}`), { discard: true })
+        return yield* recordOf(row)
+      })
+
+    const endPrevious = (org: ActiveOrg, id: string) =>
+      Effect.gen(function* () {
+        const row = yield* heartbeat(org, id)
+        const ended = yield* sql<{ token: string }>`
+          DELETE FROM ping_tokens WHERE target_id = ${row.id} AND expires_at IS NOT NULL RETURNING token
+        `.pipe(Effect.orDie)
+        yield* Effect.forEach(ended, (r) => invalidation.publish(`ping_token:${r.token}`), { discard: true })
+      })
+
+    return { record, rotate, endPrevious }
+  }),
+  dependencies: [Pings.Default, Invalidation.Default]
+}) {}

@@ -1,0 +1,447 @@
+/**
+ * Ping ingest: a ping URL's token to its monitor, the per-token rate limit, and the ping through the heartbeat
+ * machine, at thousands of pings a second on one process.
+ *
+ * - Tokens resolve through an in-process cache of `ping_tokens` (unknown tokens are remembered briefly too),
+ *   dropped on `ping_token:<token>` invalidations, which rotation publishes to every process (see `Invalidation`).
+ * - The rate limit is a token bucket per token in memory (`core/heartbeat/PingRateLimit`). With several API
+ *   processes each keeps its own buckets, so a token spread over n processes by a load balancer gets up to n times
+ *   the rate; the limit protects each process, not a global budget (docs/decisions.md).
+ * - Each process keeps a hint of every pinged monitor's state. A ping the hint says is routine (no verdict change)
+ *   is acknowledged from memory and queued; the queue is written once a second, in one transaction that replays the
+ *   queued pings through the machine on the stored state under a row lock. A ping the hint says changes the verdict
+ *   is written at once, in its own transaction, before it is answered. A hint that was wrong costs nothing: the
+ *   replay finds the real outcome, and a verdict change it finds is written with that batch.
+ * - The queue is written on graceful shutdown, after the HTTP drain, so an acknowledged ping is never lost.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as HeartbeatMachine from "@signalman/core/heartbeat/HeartbeatMachine"
+import * as PingRateLimit from "@signalman/core/heartbeat/PingRateLimit"
+import type { PingSignal } from "@signalman/core/heartbeat/PingSignal"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import { Invalidation } from "../auth/Invalidation.js"
+import { uuidv7 } from "../Ids.js"
+import { HeartbeatVerdicts } from "./HeartbeatVerdicts.js"
+import * as StateRows from "./StateRows.js"
+
+/** What became of a ping. */
+export type Outcome =
+  | { readonly _tag: "Unknown" }
+  | { readonly _tag: "Limited"; readonly retry_after_secs: number }
+  | { readonly _tag: "Counted"; readonly ping_id: string }
+
+interface TokenEntry {
+  readonly target_id: string
+  /** Epoch ms; null for the current token. */
+  readonly expires_at: number | null
+}
+
+interface CachedToken {
+  readonly entry: TokenEntry | undefined
+  readonly cached_until: number
+}
+
+/** A ping counted and not yet written. */
+interface Queued {
+  readonly id: string
+  readonly target_id: string
+  readonly token: string
+  readonly signal: PingSignal
+  readonly at: DateTime.Utc
+}
+
+interface OutputPatch {
+  readonly ping_id: string
+  readonly output: string
+}
+
+const TOKEN_TTL_MS = 5 * 60_000
+const UNKNOWN_TTL_MS = 30_000
+const MAX_CACHED_TOKENS = 200_000
+
+const TokenRow = Schema.Struct({ target_id: Schema.String, expires_at: Schema.NullOr(Schema.DateFromSelf) })
+const decodeTokenRows = Schema.decodeUnknown(Schema.Array(TokenRow))
+
+const StateRow = Schema.Struct({
+  ...StateRows.StateColumns.fields,
+  target_id: Schema.String,
+  enabled: Schema.Boolean
+})
+const decodeStateRows = Schema.decodeUnknown(Schema.Array(StateRow))
+
+// A monitor's row with its state columns, all null when it has no state yet (LEFT JOIN).
+const HintRow = Schema.Struct({
+  ...StateRows.StateColumns.fields,
+  enabled: Schema.Boolean,
+  verdict: Schema.NullOr(HeartbeatMachine.Verdict),
+  paused: Schema.NullOr(Schema.Boolean)
+})
+
+const signalName = (signal: PingSignal): "success" | "start" | "fail" =>
+  signal._tag === "Success" ? "success" : signal._tag === "Start" ? "start" : "fail"
+
+const exitCode = (signal: PingSignal): number | null => (signal._tag === "Start" ? null : signal.exit_code)
+
+const changesVerdict = (step: HeartbeatMachine.Step): boolean =>
+  step.effects.some((effect) => effect._tag === "VerdictChanged")
+
+export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
+  scoped: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const verdicts = yield* HeartbeatVerdicts
+    const invalidation = yield* Invalidation
+    const runtime = yield* Effect.runtime<never>()
+    const run = <A>(effect: Effect.Effect<A>): Promise<A> => Runtime.runPromise(runtime)(effect)
+
+    const tokens = new Map<string, CachedToken>()
+    const buckets = new Map<string, PingRateLimit.Bucket>()
+    const hints = new Map<string, HeartbeatMachine.HeartbeatState>()
+    let queue: Array<Queued> = []
+    let outputs: Array<OutputPatch> = []
+
+    invalidation.subscribe((tag) => {
+      if (tag === "*") {
+        tokens.clear()
+        hints.clear()
+      } else if (tag.startsWith("ping_token:")) tokens.delete(tag.slice("ping_token:".length))
+      else if (tag.startsWith("heartbeat:")) hints.delete(tag.slice("heartbeat:".length))
+    })
+
+    const lookupToken = (token: string): Effect.Effect<TokenEntry | undefined> =>
+      sql`
+        SELECT p.target_id, p.expires_at FROM ping_tokens p JOIN targets t ON t.id = p.target_id
+        WHERE p.token = ${token} AND t.kind = 'heartbeat' AND (p.expires_at IS NULL OR p.expires_at > now())
+      `.pipe(
+        Effect.flatMap(decodeTokenRows),
+        Effect.map((rows) => {
+          const row = rows[0]
+          return row === undefined
+            ? undefined
+            : { target_id: row.target_id, expires_at: row.expires_at === null ? null : row.expires_at.getTime() }
+        }),
+        Effect.orDie
+      )
+
+    const resolveToken = async (token: string, nowMs: number): Promise<TokenEntry | undefined> => {
+      const cached = tokens.get(token)
+      if (cached !== undefined && cached.cached_until > nowMs) return cached.entry
+      const entry = await run(lookupToken(token))
+      if (tokens.size >= MAX_CACHED_TOKENS) tokens.clear()
+      tokens.set(token, { entry, cached_until: nowMs + (entry === undefined ? UNKNOWN_TTL_MS : TOKEN_TTL_MS) })
+      return entry
+    }
+
+    const fold = (
+      state: HeartbeatMachine.HeartbeatState,
+      pings: ReadonlyArray<Queued>
+    ): HeartbeatMachine.HeartbeatState =>
+      pings.reduce(
+        (s, ping) =>
+          HeartbeatMachine.step(s, HeartbeatMachine.HeartbeatEvent.Ping({ signal: ping.signal }), ping.at).state,
+        state
+      )
+
+    const loadHint = (
+      targetId: string,
+      now: DateTime.Utc
+    ): Effect.Effect<HeartbeatMachine.HeartbeatState | undefined> =>
+      sql`
+        SELECT t.enabled, h.verdict, h.paused, h.down_cause, h.first_ping_at, h.last_ping_at, h.last_success_at,
+          h.last_start_at, h.last_fail_at, h.last_exit_code, h.window_from, h.run_started_at
+        FROM targets t LEFT JOIN heartbeat_states h ON h.target_id = t.id WHERE t.id = ${targetId}
+      `.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(HintRow))),
+        Effect.map((rows) => {
+          const row = rows[0]
+          if (row === undefined) return undefined
+          const stored =
+            row.verdict === null
+              ? HeartbeatMachine.initial({ enabled: row.enabled })
+              : StateRows.toState({ ...row, verdict: row.verdict, paused: row.paused ?? !row.enabled })
+          return StateRows.reconcile(stored, row.enabled, now).state
+        }),
+        Effect.orDie
+      )
+
+    /**
+     * Writes pings (and outputs) in one transaction: each monitor's stored state, brought in line with `enabled`,
+     * then its pings in order through the machine. Answers the new states; a monitor gone since is absent.
+     */
+    const commit = (batch: ReadonlyArray<Queued>, patches: ReadonlyArray<OutputPatch>) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const now = DateTime.unsafeMake(Date.now())
+          const ids = [...new Set(batch.map((ping) => ping.target_id))]
+          const states = new Map<string, HeartbeatMachine.HeartbeatState>()
+          if (ids.length > 0) {
+            yield* sql`
+              INSERT INTO heartbeat_states (target_id, verdict, paused)
+              SELECT id, 'pending', NOT enabled FROM targets WHERE id = ANY(${ids}::uuid[]) AND kind = 'heartbeat'
+              ON CONFLICT (target_id) DO NOTHING
+            `
+            const rows = yield* sql`
+              SELECT h.*, t.enabled FROM heartbeat_states h JOIN targets t ON t.id = h.target_id
+              WHERE h.target_id = ANY(${ids}::uuid[]) ORDER BY h.target_id FOR UPDATE OF h
+            `.pipe(Effect.flatMap(decodeStateRows))
+            const byTarget = new Map<string, Array<Queued>>()
+            for (const ping of batch) {
+              const list = byTarget.get(ping.target_id)
+              if (list === undefined) byTarget.set(ping.target_id, [ping])
+              else list.push(ping)
+            }
+            const records: Array<ReturnType<typeof StateRows.toRecord> & { failed: boolean }> = []
+            const logs: Array<Record<string, unknown>> = []
+            const changes: Array<Effect.Effect<void>> = []
+            const used = new Map<string, string>()
+            for (const row of rows) {
+              const reconciled = StateRows.reconcile(StateRows.toState(row), row.enabled, now)
+              let state = reconciled.state
+              const emit = (step: HeartbeatMachine.Step) => {
+                const result = step.effects.find((effect) => effect._tag === "WriteResult")
+                for (const effect of step.effects) {
+                  if (effect._tag !== "VerdictChanged") continue
+                  changes.push(
+                    verdicts.changed({
+                      target_id: row.target_id,
+                      from: effect.from,
+                      to: effect.to,
+                      cause: effect.cause,
+                      at_once: effect.at_once,
+                      at: result?._tag === "WriteResult" ? result.checked_at : now,
+                      outcome: result?._tag === "WriteResult" ? result.outcome : undefined
+                    })
+                  )
+                }
+              }
+              emit(reconciled)
+              let failed = false
+              for (const ping of byTarget.get(row.target_id) ?? []) {
+                const step = HeartbeatMachine.step(
+                  state,
+                  HeartbeatMachine.HeartbeatEvent.Ping({ signal: ping.signal }),
+                  ping.at
+                )
+                emit(step)
+                state = step.state
+                if (ping.signal._tag === "Fail") failed = true
+                const recorded = step.effects.find((effect) => effect._tag === "PingRecorded")
+                logs.push({
+                  id: ping.id,
+                  target_id: ping.target_id,
+                  at: DateTime.formatIso(ping.at),
+                  signal: signalName(ping.signal),
+                  exit_code: exitCode(ping.signal),
+                  run_duration_ms: recorded?._tag === "PingRecorded" ? recorded.run_duration_ms : null
+                })
+                used.set(ping.token, DateTime.formatIso(ping.at))
+              }
+              states.set(row.target_id, state)
+              records.push({ ...StateRows.toRecord(row.target_id, state), failed })
+            }
+            if (records.length > 0) {
+              yield* sql`
+                UPDATE heartbeat_states h SET verdict = r.verdict, paused = r.paused, down_cause = r.down_cause,
+                  first_ping_at = r.first_ping_at, last_ping_at = r.last_ping_at, last_success_at = r.last_success_at,
+                  last_start_at = r.last_start_at, last_fail_at = r.last_fail_at, last_exit_code = r.last_exit_code,
+                  window_from = r.window_from, run_started_at = r.run_started_at,
+                  last_failure_output = CASE WHEN r.failed THEN NULL ELSE h.last_failure_output END
+                FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
+                  AS r(${sql.literal(StateRows.recordColumns)}, failed boolean)
+                WHERE h.target_id = r.target_id
+              `
+            }
+            if (logs.length > 0) {
+              yield* sql`
+                INSERT INTO heartbeat_pings (id, target_id, at, signal, exit_code, run_duration_ms)
+                SELECT id, target_id, at, signal, exit_code, run_duration_ms
+                FROM jsonb_to_recordset(${JSON.stringify(logs)}::jsonb)
+                  AS r(id uuid, target_id uuid, at timestamptz, signal text, exit_code integer, run_duration_ms integer)
+              `
+              yield* sql`
+                UPDATE ping_tokens p SET last_used_at = GREATEST(p.last_used_at, r.at)
+                FROM jsonb_to_recordset(${JSON.stringify([...used].map(([token, at]) => ({ token, at })))}::jsonb)
+                  AS r(token text, at timestamptz)
+                WHERE p.token = r.token
+              `
+            }
+            yield* Effect.all(changes, { discard: true })
+          }
+          if (patches.length > 0) {
+            const json = JSON.stringify(patches.map((patch) => ({ id: patch.ping_id, output: patch.output })))
+            yield* sql`
+              UPDATE heartbeat_pings p SET output = r.output
+              FROM jsonb_to_recordset(${json}::jsonb) AS r(id uuid, output text) WHERE p.id = r.id
+            `
+            yield* sql`
+              UPDATE heartbeat_states h SET last_failure_output = r.output
+              FROM jsonb_to_recordset(${json}::jsonb) AS r(id uuid, output text)
+              JOIN heartbeat_pings p ON p.id = r.id
+              WHERE h.target_id = p.target_id AND p.signal = 'fail' AND h.last_fail_at = p.at
+            `
+          }
+          return states
+        })
+      )
+
+    /** After a write: a monitor with no pings queued since has its hint set to what was stored. */
+    const refreshHints = (states: ReadonlyMap<string, HeartbeatMachine.HeartbeatState>) => {
+      const waiting = new Set(queue.map((ping) => ping.target_id))
+      for (const [id, state] of states) if (!waiting.has(id)) hints.set(id, state)
+    }
+
+    /** Writes what is queued; on failure it goes back to the head of the queue for the next try. */
+    // One flush at a time: a flush asked for while another writes waits for it, so a caller that flushes (the record,
+    // the evaluation) sees every ping acknowledged before it asked.
+    const flushLock = yield* Effect.makeSemaphore(1)
+    const flushOnce: Effect.Effect<number> = Effect.suspend(() => {
+      if (queue.length === 0 && outputs.length === 0) return Effect.succeed(0)
+      const batch = queue
+      const patches = outputs
+      queue = []
+      outputs = []
+      return commit(batch, patches).pipe(
+        Effect.map((states) => {
+          refreshHints(states)
+          return batch.length
+        }),
+        Effect.catchAllCause((cause) =>
+          Effect.sync(() => {
+            queue = [...batch, ...queue]
+            outputs = [...patches, ...outputs]
+            return 0
+          }).pipe(Effect.zipLeft(Effect.logWarning("Heartbeat pings not written; retrying", cause)))
+        )
+      )
+    })
+
+    // Verdict-changing pings waiting for their write. Pings arriving while one write runs go together in the
+    // next (a group commit): each is still written before it is answered, at far more than one transaction each.
+    let urgent: Array<{
+      readonly ping: Queued
+      readonly done: (written: boolean) => void
+      readonly failed: (error: unknown) => void
+    }> = []
+    let writing = false
+
+    const writeUrgent = async (): Promise<void> => {
+      writing = true
+      try {
+        while (urgent.length > 0) {
+          const group = urgent
+          urgent = []
+          const targets = new Set(group.map((u) => u.ping.target_id))
+          const earlier = queue.filter((queued) => targets.has(queued.target_id))
+          if (earlier.length > 0) queue = queue.filter((queued) => !targets.has(queued.target_id))
+          try {
+            const states = await run(
+              // Behind the flush lock too: a monitor's pings are written in the order they came.
+              flushLock
+                .withPermits(1)(commit([...earlier, ...group.map((u) => u.ping)], []))
+                .pipe(Effect.orDie)
+            )
+            // Other processes' hints of these monitors are stale now; ours is set from what was stored.
+            await run(Effect.forEach(targets, (id) => invalidation.publish(`heartbeat:${id}`), { discard: true }))
+            refreshHints(states)
+            for (const u of group) u.done(states.has(u.ping.target_id))
+          } catch (error) {
+            // Not written: the earlier routine pings go back to the queue, these are answered 500 (and retried by
+            // the job's curl --retry).
+            queue = [...earlier, ...queue]
+            for (const u of group) u.failed(error)
+          }
+        }
+      } finally {
+        writing = false
+      }
+    }
+
+    const flush = flushLock.withPermits(1)(flushOnce)
+
+    /** A verdict-changing ping: its monitor's queued pings and this one, written before it is answered. */
+    const writeNow = (ping: Queued): Promise<boolean> =>
+      new Promise((resolve, reject) => {
+        urgent.push({ ping, done: resolve, failed: reject })
+        if (!writing) void writeUrgent()
+      })
+
+    const sweepBuckets = Effect.sync(() => {
+      const now = DateTime.unsafeMake(Date.now())
+      for (const [token, bucket] of buckets) if (PingRateLimit.isFull(bucket, now)) buckets.delete(token)
+    })
+
+    const flusher = yield* Effect.forkDaemon(
+      Effect.all(
+        [
+          flush.pipe(Effect.repeat(Schedule.spaced("1 second"))),
+          sweepBuckets.pipe(Effect.repeat(Schedule.spaced("1 minute")))
+        ],
+        { concurrency: 2, discard: true }
+      )
+    )
+    // Runs after the HTTP drain (this service outlives the server that uses it): nothing acknowledged is left behind.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        yield* Fiber.interrupt(flusher)
+        let rounds = 0
+        while ((queue.length > 0 || outputs.length > 0) && rounds < 5) {
+          yield* flush
+          rounds++
+        }
+        if (queue.length > 0)
+          yield* Effect.logError("Heartbeat pings lost at shutdown").pipe(Effect.annotateLogs("pings", queue.length))
+      })
+    )
+
+    /**
+     * Counts a ping: the token resolves (or 404), the bucket allows it (or 429), the machine takes it. The answer
+     * comes once the ping is queued, or written when it changes the verdict.
+     */
+    const ping = async (token: string, signal: PingSignal, nowMs: number): Promise<Outcome> => {
+      const entry = await resolveToken(token, nowMs)
+      if (entry === undefined || (entry.expires_at !== null && nowMs >= entry.expires_at)) return { _tag: "Unknown" }
+      const now = DateTime.unsafeMake(nowMs)
+      const taken = PingRateLimit.take(buckets.get(token), now)
+      buckets.set(token, taken.bucket)
+      if (taken.decision._tag === "Limited") {
+        return { _tag: "Limited", retry_after_secs: taken.decision.retry_after_secs }
+      }
+      const queued: Queued = { id: uuidv7(nowMs), target_id: entry.target_id, token, signal, at: now }
+      let hint = hints.get(entry.target_id)
+      if (hint === undefined) {
+        const loaded = await run(loadHint(entry.target_id, now))
+        if (loaded === undefined) return { _tag: "Unknown" }
+        hint = fold(
+          loaded,
+          queue.filter((q) => q.target_id === entry.target_id)
+        )
+      }
+      const step = HeartbeatMachine.step(hint, HeartbeatMachine.HeartbeatEvent.Ping({ signal }), now)
+      if (changesVerdict(step)) {
+        hints.delete(entry.target_id)
+        const written = await writeNow(queued)
+        return written ? { _tag: "Counted", ping_id: queued.id } : { _tag: "Unknown" }
+      }
+      hints.set(entry.target_id, step.state)
+      queue.push(queued)
+      return { _tag: "Counted", ping_id: queued.id }
+    }
+
+    return {
+      ping,
+      /** Keeps a counted ping's body as its output (written with the next batch). */
+      output: (pingId: string, output: string): void => {
+        outputs.push({ ping_id: pingId, output })
+      },
+      /** Writes everything queued now (tests, and the record's read-your-writes). */
+      flush: Effect.asVoid(flush),
+      /** Pings queued and not yet written. */
+      pending: (): number => queue.length
+    }
+  }),
+  dependencies: [HeartbeatVerdicts.Default, Invalidation.Default]
+}) {}

@@ -1,0 +1,192 @@
+/**
+ * The `incidents` group: list, detail, declare, narrate, updates, acknowledge, resolve, the delivery log, the
+ * postmortem and the response metrics; plus the handler of `GET /api/v1/targets/{id}/incidents`, which the targets
+ * group mounts. Every route acts on the caller's org; an incident of another org answers the same 404 as one that
+ * does not exist.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as ApiError from "@signalman/core/ApiError"
+import { SignalmanApi } from "@signalman/core/api/Api"
+import { Caller } from "@signalman/core/api/Authentication"
+import type { ListIncidentPeriods } from "@signalman/core/api/Incidents"
+import type { AccountId } from "@signalman/core/Identity"
+import * as IncidentNarration from "@signalman/core/IncidentNarration"
+import type * as Plan from "@signalman/core/Plan"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import { requireOrg, requireScope } from "../auth/Policy.js"
+import { Plans } from "../limits/Plans.js"
+import { notFound as targetNotFound } from "../targets/Targets.js"
+import { Incidents, notFound } from "./Incidents.js"
+import { IncidentWriter } from "./IncidentWriter.js"
+import { DeliveryLog } from "./Seams.js"
+
+/** Public narration (public title and description, timeline updates) needs the plan's `incident_narration_enabled`. */
+const narrationDisabled = (plan: Plan.Plan, field: string | null) =>
+  ApiError.make("INCIDENT_NARRATION_DISABLED", "Public incident narration is not part of this plan", {
+    field,
+    details: { flag: "incident_narration_enabled", plan: plan.id }
+  })
+
+const METRICS_DEFAULT_DAYS = 30
+
+export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) =>
+  Effect.gen(function* () {
+    const incidents = yield* Incidents
+    const writer = yield* IncidentWriter
+    const deliveries = yield* DeliveryLog
+    const plans = yield* Plans
+
+    const planOf = (accountId: AccountId) => plans.forAccount(accountId)
+
+    const detailOr404 = (orgId: Parameters<typeof incidents.detail>[0], id: string) =>
+      Effect.flatMap(incidents.detail(orgId, id), (detail) =>
+        detail === undefined ? Effect.fail(notFound) : Effect.succeed(detail)
+      )
+
+    /** Acknowledge or resolve: a monitor-opened incident through the engine, a declared one here. */
+    const move = (id: string, kind: "Acknowledge" | "Resolve") =>
+      Effect.gen(function* () {
+        yield* requireScope("incidents:execute")
+        const org = yield* requireOrg
+        const caller = yield* Caller
+        const incident = yield* incidents.one(org.id, id)
+        if (incident === undefined) return yield* Effect.fail(notFound)
+        if (incident.origin === "monitor" && incident.target_id !== null && incident.number !== null) {
+          yield* writer.observe(incident.target_id, { _tag: kind, incident: incident.number, by: caller.user.id })
+        } else if (kind === "Resolve") {
+          // Declared incidents are acknowledged by declaring them (DeclaredIncident.acknowledge changes nothing).
+          yield* incidents.resolveDeclared(org.id, id, caller.user.id)
+        }
+        return yield* detailOr404(org.id, id)
+      })
+
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function* () {
+          yield* requireScope("incidents:read")
+          const org = yield* requireOrg
+          const page = yield* incidents.list(org.id, urlParams)
+          return { data: page.rows, total: page.total, limit: urlParams.limit, offset: urlParams.offset }
+        })
+      )
+      .handle("metrics", ({ urlParams }) =>
+        Effect.gen(function* () {
+          yield* requireScope("incidents:read")
+          const org = yield* requireOrg
+          const now = yield* DateTime.now
+          const to = urlParams.to ?? now
+          const from = urlParams.from ?? DateTime.subtract(to, { days: METRICS_DEFAULT_DAYS })
+          if (!DateTime.lessThan(from, to)) {
+            return yield* Effect.fail(ApiError.make("VALIDATION_FAILED", "from must be before to", { field: "from" }))
+          }
+          return yield* incidents.metrics(org.id, from, to, urlParams.target_id)
+        })
+      )
+      .handle("declare", ({ payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("incidents:write")
+          const org = yield* requireOrg
+          const caller = yield* Caller
+          const plan = yield* planOf(org.accountId)
+          if (!plan.flags.incident_narration_enabled) {
+            if (payload.public_title !== undefined) return yield* Effect.fail(narrationDisabled(plan, "public_title"))
+            if (payload.message !== undefined) return yield* Effect.fail(narrationDisabled(plan, "message"))
+          }
+          const id = yield* incidents.declare(org.id, caller.user.id, payload)
+          yield* HttpApp.appendPreResponseHandler((_, response) =>
+            Effect.succeed(HttpServerResponse.setHeader(response, "location", `/api/v1/incidents/${id}`))
+          )
+          return yield* detailOr404(org.id, id)
+        })
+      )
+      .handle("get", ({ path }) =>
+        Effect.gen(function* () {
+          yield* requireScope("incidents:read")
+          const org = yield* requireOrg
+          return yield* detailOr404(org.id, path.id)
+        })
+      )
+      .handle("update", ({ path, payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("incidents:write")
+          const org = yield* requireOrg
+          const plan = yield* planOf(org.accountId)
+          const changed = yield* incidents.narrate(org.id, path.id, (row) => {
+            if (!plan.flags.incident_narration_enabled) {
+              if (payload.public_title !== undefined) return Effect.fail(narrationDisabled(plan, "public_title"))
+              if (payload.public_description !== undefined) {
+                return Effect.fail(narrationDisabled(plan, "public_description"))
+              }
+            }
+            const broken = IncidentNarration.checkPatch(row.origin, payload)
+            return broken === undefined
+              ? Effect.succeed(payload)
+              : Effect.fail(ApiError.make(broken.code, broken.message, { field: broken.field }))
+          })
+          if (!changed) return yield* Effect.fail(notFound)
+          return yield* detailOr404(org.id, path.id)
+        })
+      )
+      .handle("postUpdate", ({ path, payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("incidents:write")
+          const org = yield* requireOrg
+          const caller = yield* Caller
+          if ((yield* incidents.one(org.id, path.id)) === undefined) return yield* Effect.fail(notFound)
+          const plan = yield* planOf(org.accountId)
+          if (!plan.flags.incident_narration_enabled) return yield* Effect.fail(narrationDisabled(plan, null))
+          const update = yield* incidents.postUpdate(org.id, path.id, caller.user.id, payload)
+          return update === undefined ? yield* Effect.fail(notFound) : update
+        })
+      )
+      .handle("acknowledge", ({ path }) => move(path.id, "Acknowledge"))
+      .handle("resolve", ({ path }) => move(path.id, "Resolve"))
+      .handle("deliveries", ({ path }) =>
+        Effect.gen(function* () {
+          yield* requireScope("incidents:read")
+          const org = yield* requireOrg
+          if ((yield* incidents.one(org.id, path.id)) === undefined) return yield* Effect.fail(notFound)
+          return { data: yield* deliveries.forIncident(path.id) }
+        })
+      )
+      .handle("postmortem", ({ path }) =>
+        Effect.gen(function* () {
+          yield* requireScope("incidents:read")
+          const org = yield* requireOrg
+          const postmortem = yield* incidents.postmortem(org.id, path.id)
+          if (postmortem !== undefined) return postmortem
+          const exists = (yield* incidents.one(org.id, path.id)) !== undefined
+          return yield* Effect.fail(exists ? ApiError.make("NOT_FOUND", "No postmortem is written yet") : notFound)
+        })
+      )
+      .handle("putPostmortem", ({ path, payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("incidents:write")
+          const org = yield* requireOrg
+          const caller = yield* Caller
+          const postmortem = yield* incidents.putPostmortem(org.id, path.id, caller.user.id, payload.body)
+          return postmortem === undefined ? yield* Effect.fail(notFound) : postmortem
+        })
+      )
+  })
+)
+
+/**
+ * `GET /api/v1/targets/{id}/incidents` (scope targets:read): the monitor's coalesced incident periods. Mounted by
+ * the targets group.
+ */
+export const targetIncidents = (targetId: string, query: typeof ListIncidentPeriods.Type) =>
+  Effect.gen(function* () {
+    yield* requireScope("targets:read")
+    const org = yield* requireOrg
+    const sql = yield* SqlClient.SqlClient
+    const incidents = yield* Incidents
+    const owned = yield* sql`SELECT 1 FROM targets WHERE id = ${targetId} AND org_id = ${org.id}`.pipe(Effect.orDie)
+    if (owned.length === 0) return yield* Effect.fail(targetNotFound)
+    const page = yield* incidents.periods(org.id, targetId, query)
+    return { data: page.rows, total: page.total, limit: query.limit, offset: query.offset }
+  })

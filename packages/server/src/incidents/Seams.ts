@@ -1,0 +1,86 @@
+/**
+ * Where the incident work meets the features beside it: the notification outbox, maintenance windows and the
+ * delivery log. The writer and the endpoints see these small ports, not the services behind them, so each side
+ * can be tested and changed alone; `layer` binds them to the real services.
+ */
+import type * as Notification from "@signalman/core/Notification"
+import * as Context from "effect/Context"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Maintenance } from "../maintenance/Maintenance.js"
+import { Deliveries } from "../notify/Deliveries.js"
+import { Notices } from "../notify/Notices.js"
+
+/** A notification the incident engine asks for (`IncidentMachine.Notify`), addressed and ready for the outbox. */
+export interface Notice {
+  readonly orgId: string
+  readonly targetId: string
+  readonly incidentId: string
+  readonly kind: Notification.NoticeKind
+  /** The engine's key: unique per monitor, so a second enqueue of it is a no-op (exactly once). */
+  readonly dedupeKey: string
+  readonly payload: Notification.NoticePayload
+}
+
+/**
+ * Enqueues a notice inside the transaction that moved the incident (the outbox's insert joins the caller's
+ * transaction), so the notice exists exactly when the transition does.
+ */
+export class IncidentNotices extends Context.Tag("Signalman/IncidentNotices")<
+  IncidentNotices,
+  { readonly enqueue: (notice: Notice) => Effect.Effect<void> }
+>() {}
+
+/**
+ * Whether a running maintenance window with alert suppression covers the monitor at `at`: then no incident opens
+ * and nothing pages (`IncidentMachine`).
+ */
+export class AlertSuppression extends Context.Tag("Signalman/AlertSuppression")<
+  AlertSuppression,
+  { readonly suppressed: (targetId: string, at: Date) => Effect.Effect<boolean> }
+>() {}
+
+/** The notification deliveries of an incident, oldest first. */
+export class DeliveryLog extends Context.Tag("Signalman/DeliveryLog")<
+  DeliveryLog,
+  { readonly forIncident: (incidentId: string) => Effect.Effect<ReadonlyArray<Notification.Delivery>> }
+>() {}
+
+/** Notices into the notification outbox. */
+export const outboxNotices = Layer.effect(
+  IncidentNotices,
+  Effect.map(Notices, (outbox) => ({
+    enqueue: (notice: Notice) =>
+      Effect.asVoid(
+        outbox.enqueue({
+          org_id: notice.orgId,
+          target_id: notice.targetId,
+          incident_id: notice.incidentId,
+          kind: notice.kind,
+          payload: notice.payload,
+          dedupe_key: notice.dedupeKey
+        })
+      )
+  }))
+)
+
+/** Suppression by maintenance windows. */
+export const maintenanceSuppression = Layer.effect(
+  AlertSuppression,
+  Effect.map(Maintenance, (maintenance) => ({
+    suppressed: (targetId: string, at: Date) =>
+      maintenance.suppressing(targetId, DateTime.unsafeFromDate(at)).pipe(Effect.orDie)
+  }))
+)
+
+/** The notifier's delivery log. */
+export const notifierDeliveryLog = Layer.effect(
+  DeliveryLog,
+  Effect.map(Deliveries, (deliveries) => ({ forIncident: deliveries.forIncident }))
+)
+
+/** The ports bound to the outbox, maintenance windows and the notifier's log. */
+export const layer = Layer.mergeAll(outboxNotices, maintenanceSuppression, notifierDeliveryLog).pipe(
+  Layer.provide([Notices.Default, Maintenance.Default, Deliveries.Default])
+)

@@ -1,0 +1,72 @@
+/**
+ * The `maintenance` group: an org's maintenance windows (list by status, read, schedule, edit, cancel, post
+ * updates). Every route acts on the caller's org; a window of another org answers the same 404 as one that does
+ * not exist.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { SignalmanApi } from "@signalman/core/api/Api"
+import { Caller } from "@signalman/core/api/Authentication"
+import type { AccountId } from "@signalman/core/Identity"
+import * as Effect from "effect/Effect"
+import { requireOrg, requireScope } from "../auth/Policy.js"
+import { writeSource } from "../http/WriteSource.js"
+import { Plans } from "../limits/Plans.js"
+import { Maintenance } from "./Maintenance.js"
+
+export const layer = HttpApiBuilder.group(SignalmanApi, "maintenance", (handlers) =>
+  Effect.gen(function* () {
+    const maintenance = yield* Maintenance
+    const plans = yield* Plans
+
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function* () {
+          yield* requireScope("maintenance:read")
+          const org = yield* requireOrg
+          const page = yield* maintenance.list(org, urlParams)
+          return { data: page.data, total: page.total, limit: urlParams.limit, offset: urlParams.offset }
+        })
+      )
+      .handle("get", ({ path }) =>
+        Effect.gen(function* () {
+          yield* requireScope("maintenance:read")
+          return yield* maintenance.one(yield* requireOrg, path.id)
+        })
+      )
+      .handle("create", ({ payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("maintenance:write")
+          const caller = yield* Caller
+          const org = yield* requireOrg
+          const plan = yield* plans.forAccount(org.accountId as AccountId)
+          const created = yield* maintenance.create(org, caller.user.id, plan, payload, yield* writeSource)
+          yield* HttpApp.appendPreResponseHandler((_, response) =>
+            Effect.succeed(HttpServerResponse.setHeader(response, "location", `/api/v1/maintenance/${created.id}`))
+          )
+          return created
+        })
+      )
+      .handle("update", ({ path, payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("maintenance:write")
+          return yield* maintenance.update(yield* requireOrg, path.id, payload, yield* writeSource)
+        })
+      )
+      .handle("delete", ({ path }) =>
+        Effect.gen(function* () {
+          yield* requireScope("maintenance:delete")
+          const caller = yield* Caller
+          return yield* maintenance.cancel(yield* requireOrg, path.id, caller.user.id, yield* writeSource)
+        })
+      )
+      .handle("postUpdate", ({ path, payload }) =>
+        Effect.gen(function* () {
+          yield* requireScope("maintenance:write")
+          const caller = yield* Caller
+          return yield* maintenance.postUpdate(yield* requireOrg, path.id, caller.user.id, payload)
+        })
+      )
+  })
+)

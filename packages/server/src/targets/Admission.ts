@@ -1,0 +1,123 @@
+/**
+ * What a monitor must pass before it is stored, beyond its shape: the check's own rules (`Validation`), the rules
+ * that need the plan (`TargetRules`), its alert bindings, and its regions. One place, so a create, each item of a
+ * bulk create, and each copy of a duplicate are judged alike.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as ApiError from "@signalman/core/ApiError"
+import type { ActiveOrg } from "@signalman/core/api/Authentication"
+import type * as Plan from "@signalman/core/Plan"
+import type { CreateTarget } from "@signalman/core/Target"
+import * as TargetRules from "@signalman/core/TargetRules"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { Abuse } from "../abuse/Abuse.js"
+import { AppConfig } from "../Config.js"
+import { Channels } from "../channels/Channels.js"
+import { QuotaEvents } from "../limits/Quota.js"
+import type { Variables } from "../variables/Variables.js"
+import * as Validation from "./Validation.js"
+
+/** The regions a write may name: the enabled ones, and those of them whose agents can run a browser flow. */
+export interface RegionIndex {
+  readonly enabled: ReadonlySet<string>
+  readonly flowCapable: ReadonlySet<string>
+}
+
+/** Who is writing, and under which plan. */
+export interface Writer {
+  readonly org: ActiveOrg
+  readonly plan: Plan.Plan
+  readonly userId: string
+}
+
+export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmission", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const quotaEvents = yield* QuotaEvents
+    const config = yield* AppConfig
+    const channels = yield* Channels
+    const abuse = yield* Abuse
+    const allowPrivate = config["checker.allow_private_targets"]
+
+    /** The enabled regions, and which of them can run a browser: read once per request however many targets. */
+    const enabledRegions = sql<{ id: string; flow_capable: boolean }>`
+      SELECT id, flow_capable FROM regions WHERE enabled
+    `.pipe(
+      Effect.map(
+        (rows): RegionIndex => ({
+          enabled: new Set(rows.map((r) => r.id)),
+          flowCapable: new Set(rows.filter((r) => r.flow_capable).map((r) => r.id))
+        })
+      ),
+      Effect.orDie
+    )
+
+    // Regions must exist and be enabled; more than the plan allows is QUOTA_EXCEEDED.
+    const checkRegions = (writer: Writer, regions: ReadonlyArray<string>, index: RegionIndex) =>
+      Effect.gen(function* () {
+        const unknown = regions.findIndex((r) => !index.enabled.has(r))
+        if (unknown !== -1) {
+          return yield* Effect.fail(
+            ApiError.make("REGION_INVALID", `No enabled region ${regions[unknown]}`, { field: `regions[${unknown}]` })
+          )
+        }
+        if (regions.length > writer.plan.quotas.max_regions) {
+          return yield* Effect.flatMap(
+            quotaEvents.quotaExceeded({
+              accountId: writer.org.accountId,
+              userId: writer.userId,
+              quota: "max_regions",
+              current: regions.length,
+              limit: writer.plan.quotas.max_regions,
+              plan: writer.plan.id
+            }),
+            Effect.fail
+          )
+        }
+      })
+
+    // Each binding names a channel of the org, once.
+    const checkAlerts = (
+      org: ActiveOrg,
+      alerts: ReadonlyArray<{ readonly channel_id: string }>
+    ): Effect.Effect<void, ApiError.ApiError> => channels.checkBindings(org, alerts)
+
+    /** A create body as the target to store, or the first rule it breaks (fields relative to the body). */
+    const create = (
+      writer: Writer,
+      body: CreateTarget,
+      index: RegionIndex
+    ): Effect.Effect<TargetRules.ResolvedTarget, ApiError.ApiError, Variables> =>
+      Effect.gen(function* () {
+        yield* Validation.checkSpec(body.check, allowPrivate, writer.org.id)
+        yield* abuse.check(body.check)
+        const resolved = TargetRules.resolveCreate(body, writer.plan)
+        if (Either.isLeft(resolved)) return yield* Effect.fail(Validation.toApiError(resolved.left))
+        yield* checkAlerts(writer.org, resolved.right.alerts)
+        yield* checkRegions(writer, resolved.right.regions, index)
+        // A flow needs a browser: at least one of its regions must have an agent that can drive one.
+        if (body.check.type === "flow" && !resolved.right.regions.some((r) => index.flowCapable.has(r))) {
+          return yield* Effect.fail(
+            ApiError.make("NO_FLOW_CAPABLE_AGENT", "None of these regions has an agent that can run a browser flow", {
+              field: "regions",
+              details: { regions: resolved.right.regions }
+            })
+          )
+        }
+        return resolved.right
+      })
+
+    /** Many create bodies, all or none: the first refusal names its item (`targets[i].check.url`). */
+    const createMany = (writer: Writer, bodies: ReadonlyArray<CreateTarget>) =>
+      Effect.gen(function* () {
+        const index = yield* enabledRegions
+        return yield* Effect.forEach(bodies, (body, i) =>
+          create(writer, body, index).pipe(Effect.mapError((e) => ApiError.underField(e, `targets[${i}].`)))
+        )
+      })
+
+    return { allowPrivate, abuse, enabledRegions, checkRegions, checkAlerts, create, createMany }
+  }),
+  dependencies: [QuotaEvents.Default]
+}) {}

@@ -1,0 +1,148 @@
+/**
+ * One change to many of an org's monitors (`POST /api/v1/targets/bulk-action`), all or none: the rows are locked,
+ * every id must be the org's (else the uniform 404, naming the id), every row must accept the change (an interval
+ * below a monitor's floor refuses the whole request, naming that monitor), then one statement writes them all.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as ApiError from "@signalman/core/ApiError"
+import * as BulkAction from "@signalman/core/BulkAction"
+import type { WriteSource } from "@signalman/core/Target"
+import * as TargetRules from "@signalman/core/TargetRules"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { Admission, type Writer } from "./Admission.js"
+import * as References from "./References.js"
+import { decodeRows, type TargetRow, withStoredCheck } from "./Targets.js"
+import * as Validation from "./Validation.js"
+
+export class BulkActions extends Effect.Service<BulkActions>()("Signalman/TargetBulkActions", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const admission = yield* Admission
+
+    // The interval rules need the check's kind and, for a heartbeat, its window: the stored (redacted) check
+    // carries both, so nothing sealed is opened.
+    const withInterval = (row: TargetRow, interval: number, writer: Writer) =>
+      Effect.gen(function* () {
+        const stored = yield* withStoredCheck(row).pipe(Effect.orDie)
+        const next = TargetRules.resolvePatch(stored, { interval }, writer.plan)
+        if (Either.isRight(next)) return next.right.interval
+        const refused = Validation.toApiError(next.left)
+        return yield* Effect.fail(
+          ApiError.make(next.left.code, `${next.left.message} (target ${row.id})`, {
+            field: refused.field,
+            details: { ...refused.details, target_id: row.id }
+          })
+        )
+      })
+
+    const apply = (writer: Writer, body: BulkAction.BulkAction, writeSource: WriteSource) =>
+      Effect.gen(function* () {
+        const shape = BulkAction.shapeViolation(body)
+        if (shape !== undefined) return yield* Effect.fail(Validation.toApiError(shape))
+        if (body.channel_ids !== undefined) {
+          yield* admission
+            .checkAlerts(
+              writer.org,
+              body.channel_ids.map((channel_id) => ({ channel_id }))
+            )
+            .pipe(
+              Effect.mapError((e) =>
+                ApiError.atField(
+                  e,
+                  e.field?.replace(/^alerts\[(\d+)\]\.channel_id$/, "channel_ids[$1]") ?? "channel_ids"
+                )
+              )
+            )
+        }
+        const ids = [...new Set(body.ids)]
+        return yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const rows = yield* sql`
+                SELECT * FROM targets WHERE org_id = ${writer.org.id} AND id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE
+              `.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+              if (rows.length !== ids.length) {
+                const found = new Set(rows.map((r) => r.id))
+                const missing = body.ids.findIndex((id) => !found.has(id))
+                return yield* Effect.fail(
+                  ApiError.make("NOT_FOUND", `No such target ${body.ids[missing]}`, { field: `ids[${missing}]` })
+                )
+              }
+              return yield* write(writer, body, rows, writeSource)
+            })
+          )
+          .pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+    const write = (writer: Writer, body: BulkAction.BulkAction, rows: ReadonlyArray<TargetRow>, source: WriteSource) =>
+      Effect.gen(function* () {
+        const ids = rows.map((r) => r.id)
+        const stamp = sql`write_source = ${source}, updated_at = now()`
+        switch (body.action) {
+          case "delete":
+            yield* sql`DELETE FROM targets WHERE id = ANY(${ids}::uuid[])`
+            break
+          case "enable":
+          case "disable":
+            yield* sql`UPDATE targets SET enabled = ${body.action === "enable"}, ${stamp} WHERE id = ANY(${ids}::uuid[])`
+            break
+          case "set-group":
+            yield* sql`UPDATE targets SET group_name = ${body.group ?? null}, ${stamp} WHERE id = ANY(${ids}::uuid[])`
+            break
+          case "set-channels": {
+            yield* References.lock(writer.org.id)
+            yield* References.verify(writer.org.id, [
+              { variable_keys: [], alerts: (body.channel_ids ?? []).map((channel_id) => ({ channel_id })) }
+            ])
+            const alerts = JSON.stringify((body.channel_ids ?? []).map((channel_id) => ({ channel_id })))
+            yield* sql`UPDATE targets SET alerts = ${alerts}::jsonb, ${stamp} WHERE id = ANY(${ids}::uuid[])`
+            break
+          }
+          case "tag-add":
+          case "tag-remove": {
+            const action = body.action
+            const changes = rows.map((row) => ({
+              id: row.id,
+              tags: BulkAction.retag(row.tags, action, body.tags ?? [])
+            }))
+            const over = changes.find((c) => c.tags.length > BulkAction.MAX_TAGS)
+            if (over !== undefined) {
+              return yield* Effect.fail(
+                ApiError.make(
+                  "VALIDATION_FAILED",
+                  `Target ${over.id} would carry more than ${BulkAction.MAX_TAGS} tags`,
+                  {
+                    field: "tags",
+                    details: { target_id: over.id, max: BulkAction.MAX_TAGS }
+                  }
+                )
+              )
+            }
+            yield* sql`
+              UPDATE targets t SET tags = c.tags, ${stamp}
+              FROM jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) AS c(id uuid, tags text[])
+              WHERE t.id = c.id
+            `
+            break
+          }
+          case "set-interval": {
+            const interval = body.interval ?? 0
+            const changes = yield* Effect.forEach(rows, (row) =>
+              Effect.map(withInterval(row, interval, writer), (value) => ({ id: row.id, interval_secs: value }))
+            )
+            yield* sql`
+              UPDATE targets t SET interval_secs = c.interval_secs, ${stamp}
+              FROM jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) AS c(id uuid, interval_secs integer)
+              WHERE t.id = c.id
+            `
+            break
+          }
+        }
+        return rows.length
+      })
+
+    return { apply }
+  }),
+  dependencies: [Admission.Default]
+}) {}

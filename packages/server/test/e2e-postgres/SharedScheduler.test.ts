@@ -1,0 +1,92 @@
+/**
+ * Two worker processes on one PostgreSQL share the scheduled checks through their leases: every slot runs once.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as CountingOrigin from "../support/CountingOrigin.js"
+import { signIn } from "../support/Identity.js"
+import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import * as TestDatabase from "../support/TestDatabase.js"
+import * as TestServer from "../support/TestServer.js"
+
+describe("two workers on one PostgreSQL", () => {
+  it.scopedLive("no scheduled check runs twice in a slot, and none is skipped", () =>
+    Effect.gen(function* () {
+      const smtp = yield* SmtpCatcher.make
+      const origin = yield* CountingOrigin.make
+      const db = yield* TestDatabase.acquire
+      const env = {
+        MAIL__SMTP_URL: smtp.url,
+        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+        CHECKER__ALLOW_PRIVATE_TARGETS: "true",
+        SCHEDULER__POLL_INTERVAL_MS: "50"
+      }
+      const one = yield* TestServer.start(env, db)
+      const two = yield* TestServer.start(env, db)
+      const alice = yield* signIn(one, smtp)
+      const targets = Array.from({ length: 20 }, (_, i) => ({
+        name: `t${i}`,
+        enabled: false,
+        check: { type: "http", url: `${origin.base}/t/${i}` }
+      }))
+      const bulk = yield* alice.browser.request("/api/v1/targets/bulk", { json: { targets } })
+      expect(bulk.status).toBe(201)
+      // All at once, on a 1-second interval, so both workers' polls find due work every second.
+      yield* one.sql`UPDATE targets SET interval_secs = 1, enabled = true`
+      const started = Date.now()
+      yield* Effect.sleep("5000 millis")
+      yield* one.sql`UPDATE targets SET enabled = false`
+      const elapsed = (Date.now() - started) / 1000
+      for (let i = 0; i < 20; i++) {
+        const hits = origin.hits.get(`/t/${i}`) ?? []
+        // One run per 1-second slot: never two within half a second, and about one per second elapsed.
+        for (let k = 1; k < hits.length; k++) expect(hits[k]! - hits[k - 1]!).toBeGreaterThan(500)
+        expect(hits.length).toBeGreaterThanOrEqual(Math.floor(elapsed) - 1)
+        expect(hits.length).toBeLessThanOrEqual(Math.ceil(elapsed) + 1)
+      }
+      const [stored] = yield* two.sql<{ n: number }>`SELECT count(*)::int AS n FROM check_results`
+      const requests = [...origin.hits.values()].reduce((n, h) => n + h.length, 0)
+      // Every run that reached the origin was stored exactly once (a run cut at the disable may still be writing).
+      expect(stored?.n).toBeLessThanOrEqual(requests)
+      expect(stored?.n).toBeGreaterThanOrEqual(requests - 20)
+    })
+  )
+
+  it.scopedLive("each incident opens once and each notice is enqueued once, whichever worker ran the checks", () =>
+    Effect.gen(function* () {
+      const smtp = yield* SmtpCatcher.make
+      const origin = yield* CountingOrigin.make
+      const db = yield* TestDatabase.acquire
+      const env = {
+        MAIL__SMTP_URL: smtp.url,
+        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+        CHECKER__ALLOW_PRIVATE_TARGETS: "true",
+        SCHEDULER__POLL_INTERVAL_MS: "50",
+        INCIDENTS__TICK_INTERVAL_SECS: "1"
+      }
+      const one = yield* TestServer.start(env, db)
+      const two = yield* TestServer.start(env, db)
+      const alice = yield* signIn(one, smtp)
+      // Ten monitors of an origin answering 500: each must open exactly one incident, with one opening notice.
+      const targets = Array.from({ length: 10 }, (_, i) => ({
+        name: `down-${i}`,
+        enabled: false,
+        check: { type: "http", url: `${origin.base}/status/500/${i}` },
+        recovery_period_secs: 0
+      }))
+      expect((yield* alice.browser.request("/api/v1/targets/bulk", { json: { targets } })).status).toBe(201)
+      yield* one.sql`UPDATE targets SET interval_secs = 1, enabled = true`
+      yield* Effect.sleep("6000 millis")
+      yield* one.sql`UPDATE targets SET enabled = false`
+      const incidents = yield* two.sql<{ target_id: string; n: number }>`
+        SELECT target_id::text AS target_id, count(*)::int AS n FROM incidents GROUP BY target_id
+      `
+      expect(incidents).toHaveLength(10)
+      expect(incidents.every((row) => row.n === 1)).toBe(true)
+      const notices = yield* two.sql<{ kind: string; n: number }>`
+        SELECT kind, count(*)::int AS n FROM notices GROUP BY kind
+      `
+      expect(notices).toEqual([{ kind: "opened", n: 10 }])
+    })
+  )
+})

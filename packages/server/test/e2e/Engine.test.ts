@@ -1,0 +1,298 @@
+/**
+ * The monitoring engine end to end: the worker in the test server (role all) runs real checks against a loopback
+ * server on their schedule, stores them, and the reads answer from what was stored; check-now runs and stores one.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as CountingOrigin from "../support/CountingOrigin.js"
+import * as Http from "../support/Http.js"
+import { bearer, mintToken, signIn } from "../support/Identity.js"
+import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import * as TestDatabase from "../support/TestDatabase.js"
+import * as TestServer from "../support/TestServer.js"
+
+interface Result {
+  status: string
+  duration_ms: number
+  error: string | null
+  details: Record<string, unknown> | null
+  phases: Record<string, number> | null
+  checked_at: string
+  region: string
+}
+
+const setup = Effect.gen(function* () {
+  const smtp = yield* SmtpCatcher.make
+  const origin = yield* CountingOrigin.make
+  const server = yield* TestServer.start({
+    MAIL__SMTP_URL: smtp.url,
+    AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+    CHECKER__ALLOW_PRIVATE_TARGETS: "true",
+    SCHEDULER__POLL_INTERVAL_MS: "100",
+    SCHEDULER__REFRESH_SECS: "1",
+    PLAN_CACHE_TTL_SECS: "1"
+  })
+  const alice = yield* signIn(server, smtp)
+  const create = (body: Record<string, unknown>) =>
+    Effect.gen(function* () {
+      const reply = yield* alice.browser.request("/api/v1/targets", { json: body })
+      if (reply.status !== 201) return yield* Effect.dieMessage(`create failed: ${reply.status} ${reply.text}`)
+      return (reply.json as { id: string }).id
+    })
+  // The plan floor keeps an API-made interval at minutes; a test moves the row to a 1-second interval by hand, which
+  // the schedule trigger follows like any other write.
+  const everySecond = (id: string) => server.sql`UPDATE targets SET interval_secs = 1 WHERE id = ${id}`
+  return { smtp, origin, server, alice, create, everySecond }
+})
+
+describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
+  it.scopedLive("scheduled checks run on their interval and show in results, latency, uptime and the summary", () =>
+    Effect.gen(function* () {
+      const { origin, server, alice, create, everySecond } = yield* setup
+      const id = yield* create({ name: "Site", check: { type: "http", url: `${origin.base}/site` } })
+      const [schedule] = yield* server.sql<{ region: string; interval_secs: number }>`
+        SELECT region, interval_secs FROM schedules WHERE target_id = ${id}
+      `
+      expect(schedule).toEqual({ region: "local", interval_secs: 180 })
+      yield* everySecond(id)
+      yield* Effect.sleep("3500 millis")
+      const runs = origin.count("/site")
+      expect(runs).toBeGreaterThanOrEqual(2)
+      expect(runs).toBeLessThanOrEqual(5)
+
+      const page = yield* alice.browser.request(`/api/v1/targets/${id}/results?limit=2`)
+      expect(page.status).toBe(200)
+      const results = page.json as { data: Array<Result>; total: number; limit: number; offset: number }
+      expect(results.total).toBeGreaterThanOrEqual(2)
+      expect(results.limit).toBe(2)
+      expect(results.data).toHaveLength(2)
+      expect(results.data[0]).toMatchObject({ status: "up", region: "local", error: null })
+      expect(results.data[0]!.checked_at > results.data[1]!.checked_at).toBe(true)
+      const none = yield* alice.browser.request(`/api/v1/targets/${id}/results?region=elsewhere`)
+      expect((none.json as { total: number }).total).toBe(0)
+
+      const latency = (yield* alice.browser.request(`/api/v1/targets/${id}/latency`)).json as {
+        bucket_secs: number
+        region: string | null
+        buckets: Array<{
+          checks: number
+          p50_ms: number
+          p99_ms: number
+          mean_ms: number
+          phases: { connect_ms: number }
+        }>
+      }
+      expect(latency.bucket_secs).toBe(300)
+      expect(latency.region).toBeNull()
+      const checks = latency.buckets.reduce((n, b) => n + b.checks, 0)
+      expect(checks).toBeGreaterThanOrEqual(2)
+      expect(latency.buckets[0]!.p50_ms).toBeGreaterThan(0)
+      expect(latency.buckets[0]!.p99_ms).toBeGreaterThanOrEqual(latency.buckets[0]!.p50_ms)
+      expect(latency.buckets[0]!.phases.connect_ms).toBeGreaterThanOrEqual(0)
+      // A week's range reads the hourly rollups, which the same writes filled.
+      const week = new Date(Date.now() - 7 * 86_400_000).toISOString()
+      const hourly = (yield* alice.browser.request(`/api/v1/targets/${id}/latency?from=${week}`)).json as {
+        bucket_secs: number
+        buckets: Array<{ checks: number; p50_ms: number }>
+      }
+      expect(hourly.bucket_secs).toBe(900)
+      const month = new Date(Date.now() - 29 * 86_400_000).toISOString()
+      const rolled = (yield* alice.browser.request(`/api/v1/targets/${id}/latency?from=${month}`)).json as {
+        bucket_secs: number
+        buckets: Array<{ checks: number; p50_ms: number }>
+      }
+      expect(rolled.bucket_secs).toBe(3600)
+      expect(rolled.buckets.reduce((n, b) => n + b.checks, 0)).toBeGreaterThanOrEqual(checks)
+      expect(rolled.buckets[0]!.p50_ms).toBeGreaterThan(0)
+
+      const byRegion = (yield* alice.browser.request(`/api/v1/targets/${id}/latency/by-region`)).json as {
+        regions: Array<{ region: string; buckets: Array<unknown> }>
+      }
+      expect(byRegion.regions.map((r) => r.region)).toEqual(["local"])
+
+      const uptime = (yield* alice.browser.request(`/api/v1/targets/${id}/uptime`)).json as Record<string, unknown>
+      expect(uptime).toMatchObject({ uptime_pct: 100, down_secs: 0, excluded_secs: 0, down: 0, region: null })
+      expect(uptime["up_secs"]).toBe(uptime["checks"])
+
+      const summary = yield* alice.browser.request("/api/v1/dashboard/summary")
+      expect(summary.status).toBe(200)
+      expect(summary.headers.get("cache-control")).toBe("private, max-age=5")
+      expect(summary.json).toMatchObject({
+        targets: { total: 1, enabled: 1, paused: 0, held: 0 },
+        status: { up: 1, down: 0, unknown: 0 },
+        last_24h: { uptime_pct: 100 }
+      })
+    })
+  )
+
+  it.scopedLive("a down target counts as downtime; from after to is 400; another org's target is 404", () =>
+    Effect.gen(function* () {
+      const { origin, server, smtp, alice, create, everySecond } = yield* setup
+      const id = yield* create({ name: "Broken", check: { type: "http", url: `${origin.base}/status/500` } })
+      yield* everySecond(id)
+      yield* Effect.sleep("2500 millis")
+      const uptime = (yield* alice.browser.request(`/api/v1/targets/${id}/uptime`)).json as Record<string, number>
+      expect(uptime["uptime_pct"]).toBe(0)
+      expect(uptime["down"]).toBeGreaterThanOrEqual(1)
+      expect(uptime["down_secs"]).toBe(uptime["down"])
+
+      const backwards = yield* alice.browser.request(
+        `/api/v1/targets/${id}/results?from=2030-01-02T00:00:00Z&to=2030-01-01T00:00:00Z`
+      )
+      expect(backwards.status).toBe(400)
+      expect(Http.envelope(backwards)).toMatchObject({ code: "VALIDATION_FAILED", field: "from" })
+      const bob = yield* signIn(server, smtp)
+      for (const path of ["results", "latency", "latency/by-region", "uptime"]) {
+        const foreign = yield* bob.browser.request(`/api/v1/targets/${id}/${path}`)
+        expect(foreign.status).toBe(404)
+        expect(Http.envelope(foreign).code).toBe("NOT_FOUND")
+      }
+      const foreignNow = yield* bob.browser.request(`/api/v1/targets/${id}/check-now`, { method: "POST" })
+      expect(foreignNow.status).toBe(404)
+    })
+  )
+
+  it.scopedLive("paused, heartbeat and manual monitors are not scheduled; resuming schedules again", () =>
+    Effect.gen(function* () {
+      const { origin, server, alice, create, everySecond } = yield* setup
+      const paused = yield* create({ name: "Paused", enabled: false, check: { type: "http", url: `${origin.base}/p` } })
+      yield* create({ name: "Beat", check: { type: "heartbeat", period: 3600, grace: 60 } })
+      yield* create({ name: "Hand", check: { type: "manual" } })
+      yield* everySecond(paused)
+      const rows = yield* server.sql<{ n: number }>`SELECT count(*)::int AS n FROM schedules`
+      expect(rows[0]?.n).toBe(0)
+      yield* Effect.sleep("2000 millis")
+      expect(origin.count("/p")).toBe(0)
+
+      const resumed = yield* alice.browser.request(`/api/v1/targets/${paused}`, {
+        method: "PATCH",
+        json: { enabled: true }
+      })
+      expect(resumed.status).toBe(200)
+      // The PATCH wrote the plan floor back; the hand-made 1 s interval goes on the row again.
+      yield* everySecond(paused)
+      yield* Effect.sleep("2500 millis")
+      expect(origin.count("/p")).toBeGreaterThanOrEqual(1)
+
+      const bulk = yield* alice.browser.request("/api/v1/targets/bulk-action", {
+        json: { action: "disable", ids: [paused] }
+      })
+      expect(bulk.status).toBe(200)
+      const after = yield* server.sql<{ n: number }>`SELECT count(*)::int AS n FROM schedules`
+      expect(after[0]?.n).toBe(0)
+    })
+  )
+
+  it.scopedLive("a held monitor (over the plan's max_targets) does not run", () =>
+    Effect.gen(function* () {
+      const { origin, server, alice, create, everySecond } = yield* setup
+      const kept = yield* create({ name: "Old", check: { type: "http", url: `${origin.base}/old` } })
+      const over = yield* create({ name: "New", check: { type: "http", url: `${origin.base}/new` } })
+      // Each test server has a database of its own, so the plan row is this test's to change.
+      yield* server.sql`UPDATE plans SET max_targets = 1 WHERE id = 'free'`
+      // The refresh runs every second (SCHEDULER__REFRESH_SECS); wait for it, boundedly.
+      let held: ReadonlyArray<{ target_id: string; held: boolean }> = []
+      for (let i = 0; i < 50 && !held.some((r) => r.held); i++) {
+        yield* Effect.sleep("100 millis")
+        held = yield* server.sql<{ target_id: string; held: boolean }>`SELECT target_id, held FROM schedules`
+      }
+      expect(Object.fromEntries(held.map((r) => [r.target_id, r.held]))).toEqual({ [kept]: false, [over]: true })
+      // The new monitor's first slot on its 180 s grid may have come before the refresh held it; a check that was
+      // already leased then finishes on loopback well inside the pause, so count only what starts afterwards.
+      yield* Effect.sleep("500 millis")
+      const before = origin.count("/new")
+      yield* everySecond(kept)
+      yield* everySecond(over)
+      yield* Effect.sleep("2500 millis")
+      expect(origin.count("/old")).toBeGreaterThanOrEqual(1)
+      expect(origin.count("/new")).toBe(before)
+      const summary = (yield* alice.browser.request("/api/v1/dashboard/summary")).json as { targets: { held: number } }
+      expect(summary.targets.held).toBe(1)
+    })
+  )
+
+  it.scopedLive("a lease left by a crashed worker lapses and the check is picked up", () =>
+    Effect.gen(function* () {
+      const { origin, server, create } = yield* setup
+      const id = yield* create({ name: "Orphan", check: { type: "http", url: `${origin.base}/orphan` } })
+      // As a worker that died mid-run leaves it: due in the past, leased to someone else, the lease now lapsed.
+      yield* server.sql`
+        UPDATE schedules SET next_run_at = now() - interval '10 seconds', leased_by = 'dead-worker',
+          leased_until = now() - interval '1 second'
+        WHERE target_id = ${id}
+      `
+      yield* Effect.sleep("1500 millis")
+      expect(origin.count("/orphan")).toBe(1)
+      const [row] = yield* server.sql<{ leased_by: string | null; later: boolean }>`
+        SELECT leased_by, next_run_at > now() AS later FROM schedules WHERE target_id = ${id}
+      `
+      expect(row).toEqual({ leased_by: null, later: true })
+      // A lease still running is left alone.
+      yield* server.sql`
+        UPDATE schedules SET next_run_at = now() - interval '10 seconds', leased_by = 'live-worker',
+          leased_until = now() + interval '1 minute'
+        WHERE target_id = ${id}
+      `
+      yield* Effect.sleep("1000 millis")
+      expect(origin.count("/orphan")).toBe(1)
+    })
+  )
+
+  it.scopedLive("check-now runs the stored check with its credentials, stores and answers the result", () =>
+    Effect.gen(function* () {
+      const { origin, alice, create } = yield* setup
+      const id = yield* create({
+        name: "Secret",
+        check: { type: "http", url: `${origin.base}/now`, bearer_token: "s3cret" }
+      })
+      const reply = yield* alice.browser.request(`/api/v1/targets/${id}/check-now`, { method: "POST" })
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get("cache-control")).toBe("no-store")
+      const result = reply.json as Result
+      expect(result).toMatchObject({ status: "up", region: "local", error: null })
+      expect(Object.keys(result).sort()).toEqual(
+        ["checked_at", "details", "duration_ms", "error", "phases", "region", "status"].sort()
+      )
+      expect(origin.count("/now")).toBe(1)
+      expect(origin.authorization.get("/now")).toBe("Bearer s3cret")
+      const stored = (yield* alice.browser.request(`/api/v1/targets/${id}/results`)).json as {
+        data: Array<Result>
+        total: number
+      }
+      expect(stored.total).toBe(1)
+      expect(stored.data[0]!.checked_at).toBe(result.checked_at)
+      // An extra check covers no stretch of the timeline.
+      const uptime = (yield* alice.browser.request(`/api/v1/targets/${id}/uptime`)).json as Record<string, unknown>
+      expect(uptime).toMatchObject({ checks: 1, up: 1, up_secs: 0, uptime_pct: null })
+    })
+  )
+
+  it.scopedLive("check-now refuses heartbeat and manual (422), a read-only token (403) and past the budget (429)", () =>
+    Effect.gen(function* () {
+      const { origin, server, alice, create } = yield* setup
+      for (const check of [{ type: "heartbeat", period: 3600, grace: 60 }, { type: "manual" }]) {
+        const id = yield* create({ name: "No probe", check })
+        const reply = yield* alice.browser.request(`/api/v1/targets/${id}/check-now`, { method: "POST" })
+        expect(reply.status).toBe(422)
+        expect(Http.envelope(reply).code).toBe("HEARTBEAT_NOT_PROBEABLE")
+      }
+      const id = yield* create({ name: "Budget", check: { type: "http", url: `${origin.base}/budget` } })
+      const reader = yield* mintToken(alice, { scopes: ["targets:read"] })
+      const refused = yield* bearer(server, reader.token, `/api/v1/targets/${id}/check-now`, { method: "POST" })
+      expect(refused.status).toBe(403)
+      expect(origin.count("/budget")).toBe(0)
+
+      yield* server.sql`UPDATE plans SET check_now_per_minute = 2 WHERE id = 'free'`
+      yield* Effect.sleep("1100 millis")
+      const statuses: Array<number> = []
+      for (let i = 0; i < 3; i++) {
+        statuses.push((yield* alice.browser.request(`/api/v1/targets/${id}/check-now`, { method: "POST" })).status)
+      }
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1)
+      const limited = yield* alice.browser.request(`/api/v1/targets/${id}/check-now`, { method: "POST" })
+      expect(limited.status).toBe(429)
+      expect(Http.envelope(limited).code).toBe("RATE_LIMITED")
+      expect(origin.count("/budget")).toBe(statuses.filter((s) => s === 200).length)
+    })
+  )
+})
