@@ -18,6 +18,7 @@ import m0009 from "./migrations/0009_notifications.js"
 import m0010 from "./migrations/0010_maintenance.js"
 import m0011 from "./migrations/0011_heartbeats.js"
 import m0012 from "./migrations/0012_incidents.js"
+import m0013 from "./migrations/0013_status_pages.js"
 
 export const loader = Migrator.fromRecord({
   "0001_instance": m0001,
@@ -31,7 +32,8 @@ export const loader = Migrator.fromRecord({
   "0009_notifications": m0009,
   "0010_maintenance": m0010,
   "0011_heartbeats": m0011,
-  "0012_incidents": m0012
+  "0012_incidents": m0012,
+  "0013_status_pages": m0013
 })
 
 const run = Migrator.make({})
