@@ -59,6 +59,10 @@ export * as Notification from "./Notification.js"
  */
 export * as Pagination from "./Pagination.js"
 /**
+ * @since 0.2.0
+ */
+export * as PublicLocale from "./PublicLocale.js"
+/**
  * @since 0.1.0
  */
 export * as RegionAgreement from "./RegionAgreement.js"
