@@ -4,7 +4,6 @@
  */
 
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -35,6 +34,7 @@ import { Heartbeats } from "./heartbeats/Heartbeats.js"
 import * as HeartbeatsHttp from "./heartbeats/Http.js"
 import * as PingRoute from "./heartbeats/PingRoute.js"
 import { Pings } from "./heartbeats/Pings.js"
+import * as DocsPage from "./http/DocsPage.js"
 import * as Liveness from "./http/Liveness.js"
 import * as OpenApiRoute from "./http/OpenApiRoute.js"
 import * as Serve from "./http/Serve.js"
@@ -75,7 +75,7 @@ import { Variables } from "./variables/Variables.js"
 import * as IncidentTicks from "./workers/IncidentTicks.js"
 import * as Sweepers from "./workers/Sweepers.js"
 
-export const DOCS_PATH = "/docs"
+export const DOCS_PATH = DocsPage.PATH
 
 /** The incident writer with its ports bound to the outbox, maintenance windows and the delivery log. */
 const incidentWriting = IncidentWriter.Default.pipe(Layer.provideMerge(IncidentSeams.layer))
@@ -114,7 +114,7 @@ const http = (config: Config.Values) => {
           SignalmanApi,
           Layer.mergeAll(
             OpenApiRoute.layer(SignalmanApi),
-            HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } }),
+            DocsPage.layer(SignalmanApi),
             Pages.layer,
             InvitationPages.layer
           ).pipe(
