@@ -235,6 +235,11 @@ export const codes = {
   IDEMPOTENCY_KEY_REUSED: 422,
   // Ours (docs/decisions.md, "Incidents on the server"): public narration without the plan's flag.
   INCIDENT_NARRATION_DISABLED: 403,
+  // Ours (docs/status-pages.md, "Management and private access"): plan flags, a taken domain, a logo's type.
+  CUSTOM_DOMAIN_DISABLED: 403,
+  WHITE_LABEL_DISABLED: 403,
+  CUSTOM_DOMAIN_TAKEN: 409,
+  LOGO_TYPE_UNSUPPORTED: 415,
   INTERNAL_ERROR: 500,
   NOT_READY: 503
 } as const satisfies Record<string, Status>

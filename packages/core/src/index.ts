@@ -75,6 +75,10 @@ export * as ReminderSchedule from "./ReminderSchedule.js"
  */
 export * as RequestBody from "./RequestBody.js"
 /**
+ * @since 0.2.0
+ */
+export * as StatusPage from "./StatusPage.js"
+/**
  * @since 0.1.0
  */
 export * as Target from "./Target.js"

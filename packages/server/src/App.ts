@@ -65,6 +65,12 @@ import { Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
+import * as StatusPagesHttp from "./statuspages/Http.js"
+import * as Logos from "./statuspages/Logos.js"
+import * as SignInPages from "./statuspages/SignInPages.js"
+import { StatusPages } from "./statuspages/StatusPages.js"
+import * as ViewerGate from "./statuspages/ViewerGate.js"
+import { Viewers } from "./statuspages/Viewers.js"
 import { Admission } from "./targets/Admission.js"
 import { BulkActions } from "./targets/BulkActions.js"
 import { Duplicates } from "./targets/Duplicates.js"
@@ -116,7 +122,9 @@ const http = (config: Config.Values) => {
             OpenApiRoute.layer(SignalmanApi),
             DocsPage.layer(SignalmanApi),
             Pages.layer,
-            InvitationPages.layer
+            InvitationPages.layer,
+            Logos.layer,
+            SignInPages.layer
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
             Layer.provide([
@@ -132,8 +140,13 @@ const http = (config: Config.Values) => {
               MaintenanceHttp.layer,
               IncidentsHttp.layer,
               HeartbeatsHttp.layer,
-              EngineHttp.layer
+              EngineHttp.layer,
+              StatusPagesHttp.layer
             ]),
+            // The gate the public status surface asks (who may read a private page); its routes share these services.
+            Layer.provide(ViewerGate.layer),
+            Layer.provide(Viewers.Default.pipe(Layer.provide(Mailer.layer))),
+            Layer.provide(StatusPages.Default),
             Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
             Layer.provide(identity),
             Layer.provide(
@@ -155,7 +168,9 @@ const http = (config: Config.Values) => {
               { method: "GET", path: DOCS_PATH, body: "none" },
               { method: "GET", path: OpenApiRoute.PATH, body: "none" },
               ...Pages.routes,
-              ...InvitationPages.routes
+              ...InvitationPages.routes,
+              ...Logos.routes,
+              ...SignInPages.routes
             ]
           }
         )

@@ -18,6 +18,7 @@ import { OperationsApi } from "./Operations.js"
 import { OperatorApi } from "./Operator.js"
 import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
 import { ResultsApi } from "./Results.js"
+import { StatusPagesApi } from "./StatusPages.js"
 import { TargetsApi } from "./Targets.js"
 import { VariablesApi } from "./Variables.js"
 
@@ -38,6 +39,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(ChannelsApi)
   .add(MaintenanceApi)
   .add(IncidentsApi)
+  .add(StatusPagesApi)
   .add(OperatorApi)
   // Errors any route can answer with, whatever its own errors: malformed bodies, unknown routes, server faults.
   .addError(ApiError.Wire.BadRequest)

@@ -8,7 +8,9 @@
  * - rate windows: older than ten minutes, every 10 minutes;
  * - heartbeat pings: older than 14 days, and their outputs older than 7 days, hourly;
  * - accounts whose 30-day deletion grace has passed: purged for good (people, orgs and everything they own),
- *   hourly, one account per transaction.
+ *   hourly, one account per transaction;
+ * - private status pages: viewer history (visit days, sign-ins) older than a year, password failures older than a
+ *   day, ended viewer sessions and sign-in codes a day after they ended, hourly.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Duration from "effect/Duration"
@@ -109,6 +111,31 @@ export const sweeps = (magicLinks: boolean): ReadonlyArray<Sweep> => [
         yield* sql`UPDATE heartbeat_pings SET output = NULL WHERE output IS NOT NULL AND at < now() - interval '7 days'`
         const deleted = yield* sql`DELETE FROM heartbeat_pings WHERE at < now() - interval '14 days' RETURNING id`
         return deleted.length
+      })
+    )
+  },
+  {
+    // Viewer history is kept a year (auth-and-limits.md, limits); the rest only serves live sign-ins and the
+    // password record's failed_last_24h.
+    name: "page_viewers",
+    every: "1 hour",
+    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.gen(function* () {
+        const visits = yield* sql`
+          DELETE FROM status_page_viewer_visits WHERE day < (now() - interval '1 year')::date RETURNING viewer_id
+        `
+        const signIns =
+          yield* sql`DELETE FROM status_page_viewer_sign_ins WHERE at < now() - interval '1 year' RETURNING id`
+        const failures = yield* sql`
+          DELETE FROM status_page_password_failures WHERE at < now() - interval '1 day' RETURNING id
+        `
+        const sessions = yield* sql`
+          DELETE FROM status_page_viewer_sessions WHERE expires_at < now() - interval '1 day' RETURNING id
+        `
+        const codes = yield* sql`
+          DELETE FROM status_page_sign_in_codes WHERE expires_at < now() - interval '1 day' RETURNING id
+        `
+        return visits.length + signIns.length + failures.length + sessions.length + codes.length
       })
     )
   },

@@ -1,0 +1,48 @@
+/**
+ * The real `PageGate`: a public page admits everyone; a private page admits a browser holding a live viewer
+ * session for it (email code or page password), and on the feed also a viewer's own link (`?viewer=&t=`) or the
+ * page-password link (`?t=`). Anyone else is 401 PAGE_SIGN_IN_REQUIRED. The page password itself is never read
+ * from a URL or header.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { readCookie } from "../auth/Cookies.js"
+import { type Admission, PageGate, signInRequired } from "./PageGate.js"
+import { StatusPages } from "./StatusPages.js"
+import { cookieName, Viewers } from "./Viewers.js"
+
+const queryOf = (url: string) => {
+  const q = url.indexOf("?")
+  return new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
+}
+
+export const layer = Layer.effect(
+  PageGate,
+  Effect.gen(function* () {
+    const pages = yield* StatusPages
+    const viewers = yield* Viewers
+    return {
+      admit: (ref, request, options) =>
+        Effect.gen(function* () {
+          if (!ref.isProtected) return { _tag: "Public" } as const
+          const page = yield* pages.byId(ref.id)
+          if (page === undefined || page.access?.protected !== true) return yield* Effect.fail(signInRequired)
+          const token = readCookie(request.headers["cookie"], cookieName(page.id))
+          if (token !== undefined) {
+            const signedIn = yield* viewers.session(page, token)
+            if (Option.isSome(signedIn)) return { _tag: "Viewer", viewerId: signedIn.value } satisfies Admission
+          }
+          if (options.feed) {
+            const query = queryOf(request.url)
+            const t = query.get("t")
+            if (t !== null) {
+              const linked = yield* viewers.feedLink(page, query.get("viewer") ?? undefined, t)
+              if (Option.isSome(linked)) return { _tag: "Viewer", viewerId: linked.value } satisfies Admission
+            }
+          }
+          return yield* Effect.fail(signInRequired)
+        })
+    }
+  })
+)
