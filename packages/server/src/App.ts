@@ -65,6 +65,10 @@ import { Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
+import * as PageGate from "./statuspages/PageGate.js"
+import * as PublicHttp from "./statuspages/PublicHttp.js"
+import * as PublicPages from "./statuspages/PublicPages.js"
+import { PublicSnapshot } from "./statuspages/PublicSnapshot.js"
 import { Admission } from "./targets/Admission.js"
 import { BulkActions } from "./targets/BulkActions.js"
 import { Duplicates } from "./targets/Duplicates.js"
@@ -116,7 +120,9 @@ const http = (config: Config.Values) => {
             OpenApiRoute.layer(SignalmanApi),
             HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } }),
             Pages.layer,
-            InvitationPages.layer
+            InvitationPages.layer,
+            PublicPages.layer,
+            PublicPages.customDomain
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
             Layer.provide([
@@ -132,8 +138,12 @@ const http = (config: Config.Values) => {
               MaintenanceHttp.layer,
               IncidentsHttp.layer,
               HeartbeatsHttp.layer,
-              EngineHttp.layer
+              EngineHttp.layer,
+              PublicHttp.layer
             ]),
+            // Public pages only, until the private-page viewer sign-in provides the viewer-aware gate.
+            Layer.provide(PageGate.publicOnly),
+            Layer.provide(PublicSnapshot.Default),
             Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
             Layer.provide(identity),
             Layer.provide(
@@ -155,7 +165,8 @@ const http = (config: Config.Values) => {
               { method: "GET", path: DOCS_PATH, body: "none" },
               { method: "GET", path: OpenApiRoute.PATH, body: "none" },
               ...Pages.routes,
-              ...InvitationPages.routes
+              ...InvitationPages.routes,
+              ...PublicPages.routes
             ]
           }
         )
