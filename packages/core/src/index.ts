@@ -63,6 +63,10 @@ export * as Pagination from "./Pagination.js"
  */
 export * as PublicLocale from "./PublicLocale.js"
 /**
+ * @since 0.2.0
+ */
+export * as PublicStatus from "./PublicStatus.js"
+/**
  * @since 0.1.0
  */
 export * as RegionAgreement from "./RegionAgreement.js"

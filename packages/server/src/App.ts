@@ -67,6 +67,9 @@ import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
 import * as StatusPagesHttp from "./statuspages/Http.js"
 import * as Logos from "./statuspages/Logos.js"
+import * as PublicHttp from "./statuspages/PublicHttp.js"
+import * as PublicPages from "./statuspages/PublicPages.js"
+import { PublicSnapshot } from "./statuspages/PublicSnapshot.js"
 import * as SignInPages from "./statuspages/SignInPages.js"
 import { StatusPages } from "./statuspages/StatusPages.js"
 import * as ViewerGate from "./statuspages/ViewerGate.js"
@@ -124,7 +127,9 @@ const http = (config: Config.Values) => {
             Pages.layer,
             InvitationPages.layer,
             Logos.layer,
-            SignInPages.layer
+            SignInPages.layer,
+            PublicPages.layer,
+            PublicPages.customDomain
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
             Layer.provide([
@@ -141,8 +146,10 @@ const http = (config: Config.Values) => {
               IncidentsHttp.layer,
               HeartbeatsHttp.layer,
               EngineHttp.layer,
-              StatusPagesHttp.layer
+              StatusPagesHttp.layer,
+              PublicHttp.layer
             ]),
+            Layer.provide(PublicSnapshot.Default),
             // The gate the public status surface asks (who may read a private page); its routes share these services.
             Layer.provide(ViewerGate.layer),
             Layer.provide(Viewers.Default.pipe(Layer.provide(Mailer.layer))),
@@ -170,7 +177,8 @@ const http = (config: Config.Values) => {
               ...Pages.routes,
               ...InvitationPages.routes,
               ...Logos.routes,
-              ...SignInPages.routes
+              ...SignInPages.routes,
+              ...PublicPages.routes
             ]
           }
         )

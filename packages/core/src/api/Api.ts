@@ -17,6 +17,7 @@ import { finalize } from "./OpenApiDocument.js"
 import { OperationsApi } from "./Operations.js"
 import { OperatorApi } from "./Operator.js"
 import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
+import { PublicApi } from "./Public.js"
 import { ResultsApi } from "./Results.js"
 import { StatusPagesApi } from "./StatusPages.js"
 import { TargetsApi } from "./Targets.js"
@@ -41,6 +42,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(IncidentsApi)
   .add(StatusPagesApi)
   .add(OperatorApi)
+  .add(PublicApi)
   // Errors any route can answer with, whatever its own errors: malformed bodies, unknown routes, server faults.
   .addError(ApiError.Wire.BadRequest)
   .addError(ApiError.Wire.Unauthorized)

@@ -261,6 +261,15 @@ export const settings = {
     default: 5,
     min: 0
   }),
+  "status_page.default_slug": Setting.optionalString({
+    description: "The page /status serves on a single-tenant deploy; unset: the only published page, if just one"
+  }),
+  "status_page.cache_secs": Setting.integer({
+    description: "How long a status page's public data and rendered answers are reused before being assembled again",
+    default: 10,
+    min: 0,
+    max: 60
+  }),
   plan_cache_ttl_secs: Setting.integer({
     description: "How long plan rows and overrides are cached",
     default: 300,

@@ -85,7 +85,7 @@ const refusal = (reply: Http.Reply) => {
 const upload = (
   person: Person,
   id: string,
-  bytes: Uint8Array,
+  bytes: Uint8Array<ArrayBuffer>,
   name = "logo.bin",
   type = "application/octet-stream"
 ) => {

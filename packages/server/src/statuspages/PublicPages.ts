@@ -1,0 +1,301 @@
+/**
+ * The public status surface outside the JSON contract:
+ *
+ * - `GET /p/<slug>` and `GET /p/<slug>/incidents/<id>`: a page and its incident pages on the service's host;
+ * - `GET /status` and `GET /status/incidents/<id>`: the single-tenant page (`status_page.default_slug`, else the
+ *   only published page);
+ * - on a page's custom domain (Host header): `GET /` and `GET /incidents/<id>`, and `/status...` redirects there;
+ * - `GET /api/public/v1/incidents.rss` and `GET /api/public/v1/badge.svg` (the page by custom domain or `?page=`);
+ * - `?fragment=1` on a page answers only its dynamic region, for the optional refresh script.
+ *
+ * All of them ask `PublicAccess` (the `PageGate`) and answer from the page's snapshot, rendering each answer once per
+ * snapshot. Unknown, unpublished or foreign: 404; private without a viewer: 401.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as ApiError from "@signalman/core/ApiError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { publicBaseUrl } from "../Config.js"
+import { escapeHtml } from "../http/Html.js"
+import type { Route } from "../http/RouteTable.js"
+import type { PageGate } from "./PageGate.js"
+import { type Admitted, admit, cacheControl, resolve } from "./PublicAccess.js"
+import * as PublicBadge from "./PublicBadge.js"
+import * as PublicFeed from "./PublicFeed.js"
+import * as PublicHtml from "./PublicHtml.js"
+import { hostOf, notFound, type Page, PublicSnapshot, type Snapshot } from "./PublicSnapshot.js"
+
+export const FEED_PATH = "/api/public/v1/incidents.rss"
+export const BADGE_PATH = "/api/public/v1/badge.svg"
+
+export const routes: ReadonlyArray<Route> = [
+  { method: "GET", path: "/p/:slug", body: "none" },
+  { method: "GET", path: "/p/:slug/incidents/:id", body: "none" },
+  { method: "GET", path: "/status", body: "none" },
+  { method: "GET", path: "/status/incidents/:id", body: "none" },
+  { method: "GET", path: FEED_PATH, body: "none" },
+  { method: "GET", path: BADGE_PATH, body: "none" },
+  { method: "GET", path: PublicHtml.REFRESH_SCRIPT_PATH, body: "none" }
+]
+
+const HTML = "text/html; charset=utf-8"
+
+const respond = (body: string, contentType: string, cache: string, extra: Record<string, string> = {}) =>
+  HttpServerResponse.text(body, { contentType, headers: { "cache-control": cache, ...extra } })
+
+const htmlError = (status: 401 | 404, lang = "en") =>
+  HttpServerResponse.text(
+    `<!doctype html><html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status === 404 ? "Not found" : "Sign in required"}</title></head><body><main><h1>${status === 404 ? "This status page does not exist" : "This status page is private"}</h1>${status === 401 ? "<p>Sign in to see it.</p>" : ""}</main></body></html>`,
+    { status, contentType: HTML, headers: { "cache-control": "no-store", "content-security-policy": PublicHtml.CSP } }
+  )
+
+/** Answers a failure of the page lookup or the gate as an HTML page. */
+const asHtml = <R>(
+  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError.ApiError, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
+  Effect.catchAll(effect, (error) => Effect.succeed(htmlError(error.status === 401 ? 401 : 404)))
+
+/** Error answers of the feed and the badge (rendered as the envelope further out) are not cached. */
+const errorsNotCached = HttpApp.appendPreResponseHandler((_, response) =>
+  Effect.succeed(
+    response.headers["cache-control"] === undefined
+      ? HttpServerResponse.setHeader(response, "cache-control", "no-store")
+      : response
+  )
+)
+
+/** A rendering of the snapshot, made once per snapshot under `key`. */
+const rendered = (snapshot: Snapshot, key: string, render: () => string): string => {
+  const hit = snapshot.renders.get(key)
+  if (hit !== undefined) return hit
+  const body = render()
+  snapshot.renders.set(key, body)
+  return body
+}
+
+const isFragment = (params: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>) =>
+  params["fragment"] === "1"
+
+const one = (params: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>, key: string) => {
+  const value = params[key]
+  return typeof value === "string" ? value : undefined
+}
+
+/** Serves a page's HTML (or its fragment) at `base`. */
+const pageHtml = (admitted: Admitted, base: string, fragmentOnly: boolean) =>
+  Effect.gen(function* () {
+    const snapshots = yield* PublicSnapshot
+    const snapshot = yield* snapshots.snapshot(admitted.page)
+    const place = { base, feed: feedUrl(admitted.page, base) }
+    const body = fragmentOnly
+      ? rendered(snapshot, `fragment:${base}`, () => PublicHtml.fragment(snapshot, place))
+      : rendered(snapshot, `html:${base}`, () => PublicHtml.statusPage(snapshot, place))
+    return respond(body, HTML, cacheControl(admitted.admission), {
+      "content-security-policy": PublicHtml.CSP,
+      "content-language": snapshot.status.page.locale
+    })
+  })
+
+/** Serves an incident's page at `<base>/incidents/<id>`; an incident not on the page is 404. */
+const incidentHtml = (admitted: Admitted, base: string, id: string) =>
+  Effect.gen(function* () {
+    const snapshots = yield* PublicSnapshot
+    const snapshot = yield* snapshots.snapshot(admitted.page)
+    const incident = snapshot.incidents.find((i) => i.id === id.toLowerCase())
+    if (incident === undefined) return yield* Effect.fail(notFound)
+    const place = { base, feed: feedUrl(admitted.page, base) }
+    const body = rendered(snapshot, `incident:${base}:${incident.id}`, () =>
+      PublicHtml.incidentPage(snapshot, place, incident)
+    )
+    return respond(body, HTML, cacheControl(admitted.admission), {
+      "content-security-policy": PublicHtml.CSP,
+      "content-language": snapshot.status.page.locale
+    })
+  })
+
+/** The feed's path for a page shown at `base`: on its own host the page is implied. */
+const feedUrl = (page: Page, base: string) =>
+  base === "" ? FEED_PATH : `${FEED_PATH}?page=${encodeURIComponent(page.slug)}`
+
+const redirect = (location: string) =>
+  HttpServerResponse.empty({ status: 301, headers: { location, "cache-control": "public, max-age=300" } })
+
+const INCIDENT_ON_HOST = /^\/incidents\/([^/]+)\/?$/
+const STATUS_INCIDENT = /^\/status\/incidents\/([^/]+)\/?$/
+
+/**
+ * On a page's custom domain, `/` and `/incidents/<id>` are the page, and `/status` redirects to `/`. Requests to
+ * any other host, and other paths, go on to the router unchanged.
+ */
+export const customDomain = HttpApiBuilder.middleware(
+  Effect.map(
+    Effect.context<PublicSnapshot | PageGate>(),
+    (context) =>
+      (app: HttpApp.Default): HttpApp.Default<never, HttpServerRequest.HttpServerRequest> =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (request.method !== "GET" && request.method !== "HEAD") return yield* app
+          const host = hostOf(request.headers["host"])
+          if (host === undefined || host === Context.get(context, PublicSnapshot).baseHost) return yield* app
+          const q = request.url.indexOf("?")
+          const pathname = q === -1 ? request.url : request.url.slice(0, q)
+          const search = q === -1 ? "" : request.url.slice(q)
+          const isPage = pathname === "/"
+          const incident = INCIDENT_ON_HOST.exec(pathname)
+          const isStatus = pathname === "/status" || pathname === "/status/"
+          const statusIncident = STATUS_INCIDENT.exec(pathname)
+          if (!isPage && incident === null && !isStatus && statusIncident === null) return yield* app
+          const snapshots = Context.get(context, PublicSnapshot)
+          const page = yield* snapshots.byHost(host)
+          if (page === undefined) return yield* app
+          if (isStatus) return redirect(`/${search}`)
+          if (statusIncident !== null) return redirect(`/incidents/${statusIncident[1]}`)
+          const params = new URLSearchParams(search)
+          return yield* asHtml(
+            Effect.gen(function* () {
+              const admitted = yield* admit(page, request)
+              return incident === null
+                ? yield* pageHtml(admitted, "", params.get("fragment") === "1")
+                : yield* incidentHtml(admitted, "", decodeURIComponent(incident[1] ?? ""))
+            })
+          )
+        }).pipe(Effect.provide(context))
+  )
+)
+
+export const layer = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const snapshots = yield* PublicSnapshot
+    const base = yield* publicBaseUrl
+    const context = yield* Effect.context<PublicSnapshot | PageGate>()
+    const get = <E>(
+      path: HttpRouter.PathInput,
+      handler: Effect.Effect<
+        HttpServerResponse.HttpServerResponse,
+        E,
+        PublicSnapshot | PageGate | HttpRouter.HttpRouter.Provided
+      >
+    ) => router.get(path, Effect.provide(handler, context))
+
+    const bySlug = (slug: string | undefined) =>
+      Effect.flatMap(slug === undefined ? Effect.succeed(undefined) : snapshots.bySlug(slug), (page) =>
+        page === undefined ? Effect.fail(notFound) : Effect.succeed(page)
+      )
+
+    yield* get(
+      "/p/:slug",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const { slug } = yield* HttpRouter.params
+        const search = yield* HttpServerRequest.ParsedSearchParams
+        return yield* asHtml(
+          Effect.gen(function* () {
+            const page = yield* bySlug(slug)
+            const admitted = yield* admit(page, request)
+            return yield* pageHtml(admitted, `/p/${page.slug}`, isFragment(search))
+          })
+        )
+      })
+    )
+
+    yield* get(
+      "/p/:slug/incidents/:id",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const { id, slug } = yield* HttpRouter.params
+        return yield* asHtml(
+          Effect.gen(function* () {
+            const page = yield* bySlug(slug)
+            const admitted = yield* admit(page, request)
+            return yield* incidentHtml(admitted, `/p/${page.slug}`, id ?? "")
+          })
+        )
+      })
+    )
+
+    const defaultPage = Effect.flatMap(snapshots.defaultPage, (page) =>
+      page === undefined ? Effect.fail(notFound) : Effect.succeed(page)
+    )
+
+    yield* get(
+      "/status",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const search = yield* HttpServerRequest.ParsedSearchParams
+        return yield* asHtml(
+          Effect.gen(function* () {
+            const admitted = yield* admit(yield* defaultPage, request)
+            return yield* pageHtml(admitted, "/status", isFragment(search))
+          })
+        )
+      })
+    )
+
+    yield* get(
+      "/status/incidents/:id",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const { id } = yield* HttpRouter.params
+        return yield* asHtml(
+          Effect.gen(function* () {
+            const admitted = yield* admit(yield* defaultPage, request)
+            return yield* incidentHtml(admitted, "/status", id ?? "")
+          })
+        )
+      })
+    )
+
+    yield* get(
+      FEED_PATH,
+      Effect.gen(function* () {
+        yield* errorsNotCached
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const search = yield* HttpServerRequest.ParsedSearchParams
+        const admitted = yield* resolve(request, one(search, "page"), true)
+        const snapshot = yield* snapshots.snapshot(admitted.page)
+        const onHost =
+          admitted.page.customDomain !== null &&
+          hostOf(request.headers["host"]) === admitted.page.customDomain.toLowerCase()
+        const origin = onHost ? `https://${admitted.page.customDomain}` : base
+        const pageBase = onHost ? "" : `/p/${admitted.page.slug}`
+        const self = `${origin}${feedUrl(admitted.page, pageBase)}`
+        const body = rendered(snapshot, `rss:${origin}`, () => PublicFeed.feed(snapshot, origin, pageBase, self))
+        return respond(body, PublicFeed.CONTENT_TYPE, cacheControl(admitted.admission))
+      })
+    )
+
+    yield* get(
+      BADGE_PATH,
+      Effect.gen(function* () {
+        yield* errorsNotCached
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const search = yield* HttpServerRequest.ParsedSearchParams
+        const admitted = yield* resolve(request, one(search, "page"))
+        const snapshot = yield* snapshots.snapshot(admitted.page)
+        const component = one(search, "component")
+        const body = Either.fromNullable(
+          component === undefined
+            ? rendered(snapshot, "badge:", () => PublicBadge.badge(snapshot, undefined) ?? "")
+            : PublicBadge.badge(snapshot, component),
+          () => notFound
+        )
+        if (Either.isLeft(body)) {
+          return yield* Effect.fail(ApiError.make("NOT_FOUND", "No such component on this page"))
+        }
+        return respond(body.right, PublicBadge.CONTENT_TYPE, cacheControl(admitted.admission), {
+          "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'"
+        })
+      })
+    )
+
+    yield* get(
+      PublicHtml.REFRESH_SCRIPT_PATH,
+      Effect.succeed(respond(PublicHtml.refreshScript, "text/javascript; charset=utf-8", "public, max-age=3600"))
+    )
+  })
+)

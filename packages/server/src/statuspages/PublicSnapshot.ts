@@ -1,0 +1,425 @@
+/**
+ * A status page's public data, assembled once and reused: every public answer (JSON, HTML, feed, badge) is read
+ * from the page's snapshot, rebuilt at most once per `status_page.cache_secs` (10 s by default, the public
+ * answers' max-age), however many requests arrive. The rendered bytes of each answer are kept beside it, so a
+ * busy page is rendered once per window, not once per request. Concurrent requests for a page whose snapshot is
+ * being built wait for that one build.
+ *
+ * Pages are found by slug (`?page=`, `/p/<slug>`) or by the Host header matching a page's custom domain; only
+ * published pages are found. Lookups are cached for the same window, misses included.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import * as ApiError from "@signalman/core/ApiError"
+import type { AccountId } from "@signalman/core/Identity"
+import type { Impact, Phase, Severity } from "@signalman/core/Incident"
+import * as PublicLocale from "@signalman/core/PublicLocale"
+import * as PublicStatus from "@signalman/core/PublicStatus"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { AppConfig } from "../Config.js"
+import { Readings } from "../engine/Readings.js"
+import { Plans } from "../limits/Plans.js"
+import { Maintenance } from "../maintenance/Maintenance.js"
+
+const DAY = 86_400_000
+const UPTIME_DAYS = 90
+const RECENT_INCIDENT_DAYS = 7
+const RECENT_MAINTENANCE_DAYS = 30
+const PAST_MAINTENANCE_DAYS = 90
+const UPCOMING_DAYS = 30
+
+export const notFound = ApiError.make("NOT_FOUND", "No such status page")
+
+const Branding = Schema.Struct({
+  primary_color: Schema.optional(Schema.Unknown),
+  theme: Schema.optional(Schema.Unknown),
+  hide_powered_by: Schema.optional(Schema.Unknown)
+})
+
+const PageRow = Schema.Struct({
+  id: Schema.String,
+  org_id: Schema.String,
+  account_id: Schema.String,
+  slug: Schema.String,
+  name: Schema.String,
+  public_locale: Schema.String,
+  custom_domain: Schema.NullOr(Schema.String),
+  branding: Schema.Unknown,
+  access: Schema.Unknown,
+  logo_sha256: Schema.NullOr(Schema.String)
+})
+type PageRow = typeof PageRow.Type
+const decodePages = Schema.decodeUnknown(Schema.Array(PageRow))
+
+/** A published page as the public surface needs it. */
+export interface Page {
+  readonly id: string
+  readonly orgId: string
+  readonly accountId: string
+  readonly slug: string
+  readonly customDomain: string | null
+  readonly isProtected: boolean
+  readonly row: PageRow
+}
+
+const ComponentRow = Schema.Struct({
+  target_id: Schema.String,
+  name: Schema.String,
+  public_name: Schema.NullOr(Schema.String),
+  public_description: Schema.NullOr(Schema.String),
+  public_group: Schema.NullOr(Schema.String),
+  latest: Schema.NullOr(Schema.Literal("up", "degraded", "down", "error"))
+})
+const decodeComponents = Schema.decodeUnknown(Schema.Array(ComponentRow))
+
+const utc = Schema.DateTimeUtcFromDate
+const IncidentRow = Schema.Struct({
+  id: Schema.String,
+  public_title: Schema.NullOr(Schema.String),
+  public_description: Schema.NullOr(Schema.String),
+  impact: Schema.Literal("degraded", "partial_outage", "major_outage"),
+  severity: Schema.NullOr(Schema.Literal("critical", "major", "minor")),
+  started_at: utc,
+  ended_at: Schema.NullOr(utc),
+  recovering_since: Schema.NullOr(utc),
+  components: Schema.Array(Schema.String)
+})
+type IncidentRow = typeof IncidentRow.Type
+const decodeIncidents = Schema.decodeUnknown(Schema.Array(IncidentRow))
+
+const UpdateRow = Schema.Struct({
+  id: Schema.String,
+  incident_id: Schema.String,
+  phase: Schema.Literal("investigating", "identified", "monitoring", "resolved", "postmortem"),
+  message: Schema.String,
+  created_at: utc
+})
+const decodeUpdates = Schema.decodeUnknown(Schema.Array(UpdateRow))
+
+const RollupRow = Schema.Struct({
+  target_id: Schema.String,
+  day: Schema.String,
+  up_secs: Schema.Number,
+  down_secs: Schema.Number
+})
+const decodeRollups = Schema.decodeUnknown(Schema.Array(RollupRow))
+
+/** Everything public about a page at one moment. */
+export interface Snapshot {
+  readonly page: Page
+  readonly status: PublicStatus.PublicStatus
+  /** Every incident touching the page in the last 365 days, newest first. */
+  readonly incidents: ReadonlyArray<PublicStatus.PublicIncident>
+  readonly updates: ReadonlyMap<string, ReadonlyArray<PublicStatus.PublicIncidentUpdate>>
+  /** 365 day bars per component, oldest first. */
+  readonly bars: ReadonlyMap<string, ReadonlyArray<PublicStatus.DayBar>>
+  readonly upcoming: ReadonlyArray<PublicStatus.PublicMaintenance>
+  /** Windows that ended in the last 90 days, newest first. */
+  readonly pastMaintenance: ReadonlyArray<PublicStatus.PublicMaintenance>
+  readonly generatedAt: number
+  /** Rendered answers of this snapshot (HTML, JSON, feed, badges), by a key of the renderer's choosing. */
+  readonly renders: Map<string, string>
+}
+
+const themeOf = (value: unknown): "light" | "dark" | "auto" =>
+  value === "light" || value === "dark" || value === "auto" ? value : "auto"
+
+const localeOf = (value: string): PublicLocale.PublicLocale =>
+  (PublicLocale.locales as ReadonlyArray<string>).includes(value)
+    ? (value as PublicLocale.PublicLocale)
+    : PublicLocale.defaultLocale
+
+const isProtected = (access: unknown): boolean =>
+  typeof access === "object" && access !== null && "protected" in access && access.protected === true
+
+/** The host of a Host header, lower case, without its port. */
+export const hostOf = (header: string | undefined): string | undefined => {
+  if (header === undefined) return undefined
+  const host = header.trim().toLowerCase()
+  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1)
+  const colon = host.indexOf(":")
+  return colon === -1 ? host : host.slice(0, colon)
+}
+
+interface Entry<A> {
+  readonly until: number
+  readonly value: Effect.Effect<A>
+}
+
+export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/PublicSnapshot", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const maintenance = yield* Maintenance
+    const readings = yield* Readings
+    const plans = yield* Plans
+    const config = yield* AppConfig
+    const ttl = config["status_page.cache_secs"] * 1000
+    const baseHost = hostOf(
+      config["auth.public_base_url"] === undefined ? undefined : new URL(config["auth.public_base_url"]).host
+    )
+
+    const lookups = new Map<string, Entry<Page | undefined>>()
+    const snapshots = new Map<string, Entry<Snapshot>>()
+
+    /** A value per key, built once per window by whoever asks first; a failed build is forgotten. */
+    const cached = <A>(cache: Map<string, Entry<A>>, key: string, build: Effect.Effect<A>): Effect.Effect<A> =>
+      Effect.suspend(() => {
+        const now = Date.now()
+        const hit = cache.get(key)
+        if (hit !== undefined && hit.until > now) return hit.value
+        return Effect.flatMap(Effect.cached(build), (value) => {
+          if (cache.size > 10_000) cache.clear()
+          cache.set(key, { until: now + ttl, value })
+          return Effect.tapErrorCause(value, () => Effect.sync(() => cache.delete(key)))
+        })
+      })
+
+    const toPage = (row: PageRow): Page => ({
+      id: row.id,
+      orgId: row.org_id,
+      accountId: row.account_id,
+      slug: row.slug,
+      customDomain: row.custom_domain,
+      isProtected: isProtected(row.access),
+      row
+    })
+
+    const selectPage = sql`
+      SELECT p.id::text AS id, p.org_id::text AS org_id, p.account_id::text AS account_id, p.slug, p.name,
+        p.public_locale, p.custom_domain, p.branding, p.access, l.sha256 AS logo_sha256
+      FROM status_pages p LEFT JOIN status_page_logos l ON l.page_id = p.id
+    `
+
+    const findPage = (where: Statement.Fragment) =>
+      sql`${selectPage} WHERE p.published AND ${where}`.pipe(
+        Effect.flatMap(decodePages),
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toPage(rows[0]))),
+        Effect.orDie
+      )
+
+    /** A published page by slug, any case. */
+    const bySlug = (slug: string) =>
+      cached(lookups, `slug:${slug.toLowerCase()}`, findPage(sql`lower(p.slug) = ${slug.toLowerCase()}`))
+
+    /** The published page whose custom domain is `host`, unless `host` is the service's own. */
+    const byHost = (host: string | undefined) =>
+      host === undefined || host === "" || host === baseHost
+        ? Effect.succeed(undefined)
+        : cached(lookups, `host:${host}`, findPage(sql`lower(p.custom_domain) = ${host}`))
+
+    /** The page `/status` serves: the configured slug, else the only published page of the instance. */
+    const defaultPage = Effect.suspend(() => {
+      const slug = config["status_page.default_slug"]
+      if (slug !== undefined) return bySlug(slug)
+      return cached(
+        lookups,
+        "default",
+        sql<{ slug: string }>`SELECT slug FROM status_pages WHERE published LIMIT 2`.pipe(
+          Effect.orDie,
+          Effect.flatMap((rows) =>
+            rows.length === 1 && rows[0] !== undefined ? bySlug(rows[0].slug) : Effect.succeed(undefined)
+          )
+        )
+      )
+    })
+
+    const publicIncident = (row: IncidentRow): PublicStatus.PublicIncident => ({
+      id: row.id,
+      title: row.public_title,
+      description: row.public_description,
+      impact: row.impact as Impact,
+      severity: row.severity as Severity | null,
+      status: row.ended_at === null ? "open" : "resolved",
+      started_at: row.started_at,
+      ended_at: row.ended_at,
+      components: row.components
+    })
+
+    const build = (page: Page): Effect.Effect<Snapshot> =>
+      Effect.gen(function* () {
+        const nowMs = Date.now()
+        const now = new Date(nowMs)
+        const plan = yield* plans.forAccount(page.accountId as AccountId)
+        const components = yield* sql`
+          SELECT c.target_id::text AS target_id, t.name, c.public_name, c.public_description, c.public_group,
+            (SELECT r.status FROM check_results r WHERE r.target_id = c.target_id
+              ORDER BY r.checked_at DESC LIMIT 1) AS latest
+          FROM status_page_components c JOIN targets t ON t.id = c.target_id AND t.org_id = ${page.orgId}
+          WHERE c.page_id = ${page.id}
+          ORDER BY c.sort_order, c.created_at, c.target_id
+        `.pipe(Effect.flatMap(decodeComponents))
+        const ids = components.map((c) => c.target_id)
+        const since = new Date(nowMs - 365 * DAY)
+        const incidentRows =
+          ids.length === 0
+            ? []
+            : yield* sql`
+                SELECT i.id::text AS id, i.public_title, i.public_description, i.impact, i.severity, i.started_at,
+                  i.ended_at, i.recovering_since,
+                  ARRAY(
+                    SELECT x::text FROM unnest(ARRAY[i.target_id] || ARRAY(
+                      SELECT c.target_id FROM incident_components c WHERE c.incident_id = i.id)) AS x
+                    WHERE x = ANY(${ids}::uuid[]) ORDER BY array_position(${ids}::uuid[], x)
+                  ) AS components
+                FROM incidents i
+                WHERE i.org_id = ${page.orgId} AND (i.ended_at IS NULL OR i.ended_at > ${since})
+                  AND (i.target_id = ANY(${ids}::uuid[]) OR EXISTS (
+                    SELECT 1 FROM incident_components c WHERE c.incident_id = i.id AND c.target_id = ANY(${ids}::uuid[])))
+                ORDER BY i.started_at DESC, i.id DESC
+              `.pipe(Effect.flatMap(decodeIncidents))
+        const incidentIds = incidentRows.map((row) => row.id)
+        const updateRows =
+          incidentIds.length === 0
+            ? []
+            : yield* sql`
+                SELECT id::text AS id, incident_id::text AS incident_id, phase, message, created_at
+                FROM incident_updates WHERE incident_id = ANY(${incidentIds}::uuid[]) AND kind = 'update'
+                ORDER BY created_at, position
+              `.pipe(Effect.flatMap(decodeUpdates))
+        const updates = new Map<string, Array<PublicStatus.PublicIncidentUpdate>>()
+        for (const u of updateRows) {
+          const list = updates.get(u.incident_id) ?? []
+          list.push({ id: u.id, phase: u.phase as Phase, message: u.message, created_at: u.created_at })
+          updates.set(u.incident_id, list)
+        }
+        const windows = yield* maintenance.forTargets(ids, { from: DateTime.unsafeFromDate(since) })
+        const rollups =
+          ids.length === 0
+            ? []
+            : yield* sql`
+                SELECT target_id::text AS target_id, to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+                  sum(up_secs)::float8 AS up_secs, sum(down_secs)::float8 AS down_secs
+                FROM result_rollups_daily
+                WHERE target_id = ANY(${ids}::uuid[]) AND bucket >= ${new Date(Math.floor(nowMs / DAY) * DAY - 364 * DAY)}
+                GROUP BY 1, 2
+              `.pipe(Effect.flatMap(decodeRollups))
+
+        const idSet = new Set(ids)
+        const publicWindow = (w: (typeof windows)[number]): PublicStatus.PublicMaintenance => ({
+          id: w.id,
+          title: w.title,
+          description: w.description,
+          status: w.status === "running" ? "running" : w.status === "upcoming" ? "upcoming" : "completed",
+          starts_at: w.starts_at,
+          ends_at: w.ends_at,
+          components: w.components.filter((id) => idSet.has(id)),
+          updates: w.updates.map((u) => ({ id: u.id, message: u.message, status: u.status, created_at: u.created_at }))
+        })
+        const live = windows.filter((w) => w.status !== "cancelled")
+        const active = live.filter((w) => w.status === "running").map(publicWindow)
+        const upcoming = live
+          .filter((w) => w.status === "upcoming" && DateTime.toEpochMillis(w.starts_at) < nowMs + UPCOMING_DAYS * DAY)
+          .map(publicWindow)
+        const completed = live
+          .filter((w) => w.status === "completed")
+          .sort((a, b) => DateTime.toEpochMillis(b.ends_at) - DateTime.toEpochMillis(a.ends_at))
+        const recent = completed
+          .filter((w) => DateTime.toEpochMillis(w.starts_at) >= nowMs - RECENT_MAINTENANCE_DAYS * DAY)
+          .sort((a, b) => DateTime.toEpochMillis(b.starts_at) - DateTime.toEpochMillis(a.starts_at))
+          .map(publicWindow)
+        const past = completed
+          .filter((w) => DateTime.toEpochMillis(w.ends_at) >= nowMs - PAST_MAINTENANCE_DAYS * DAY)
+          .map(publicWindow)
+
+        // Uptime over 90 days through the engine's own reading (maintenance and recovered stretches left out).
+        const from = new Date(Math.max(nowMs - UPTIME_DAYS * DAY, nowMs - plan.quotas.retention_days * DAY))
+        const rawFrom = new Date(nowMs - plan.quotas.raw_days * DAY)
+        const uptimes = yield* Effect.forEach(
+          ids,
+          (id) => Effect.map(readings.uptime(id, { from, to: now, region: undefined }, rawFrom), (u) => u.uptime_pct),
+          { concurrency: 4 }
+        )
+
+        const byDay = new Map<string, Map<string, { up_secs: number; down_secs: number }>>()
+        for (const r of rollups) {
+          const days = byDay.get(r.target_id) ?? new Map()
+          days.set(r.day, { up_secs: r.up_secs, down_secs: r.down_secs })
+          byDay.set(r.target_id, days)
+        }
+        const span = (from: DateTime.Utc, until: DateTime.Utc | null) => ({
+          from: DateTime.toEpochMillis(from),
+          until: until === null ? null : DateTime.toEpochMillis(until)
+        })
+        const bars = new Map<string, ReadonlyArray<PublicStatus.DayBar>>()
+        const publicComponents = components.map((c, i): PublicStatus.PublicComponent => {
+          const touching = incidentRows.filter((row) => row.components.includes(c.target_id))
+          bars.set(
+            c.target_id,
+            PublicStatus.dayBars({
+              days: PublicStatus.MAX_HISTORY_DAYS,
+              now: nowMs,
+              rollups: byDay.get(c.target_id) ?? new Map(),
+              incidents: touching.map((row) => ({
+                ...span(row.started_at, row.ended_at),
+                impact: row.impact as Impact
+              })),
+              maintenance: live
+                .filter((w) => w.components.includes(c.target_id as (typeof w.components)[number]))
+                .map((w) => span(w.starts_at, w.ends_at))
+            })
+          )
+          return {
+            id: c.target_id,
+            name: c.public_name ?? c.name,
+            description: c.public_description,
+            group: c.public_group,
+            status: PublicStatus.componentStatus({
+              openImpacts: touching
+                .filter((row) => row.ended_at === null && row.recovering_since === null)
+                .map((row) => row.impact as Impact),
+              inMaintenance: active.some((w) => w.components.includes(c.target_id)),
+              latest: c.latest
+            }),
+            uptime_pct: uptimes[i] ?? null
+          }
+        })
+
+        const incidents = incidentRows.map(publicIncident)
+        const branding = Schema.decodeUnknownOption(Branding)(page.row.branding)
+        const brand = branding._tag === "Some" ? branding.value : {}
+        const status: PublicStatus.PublicStatus = {
+          page: {
+            id: page.id,
+            slug: page.slug,
+            name: page.row.name,
+            locale: localeOf(page.row.public_locale),
+            logo_url: page.row.logo_sha256 === null ? null : `/api/public/v1/logos/${page.id}/${page.row.logo_sha256}`,
+            primary_color: PublicStatus.safeColor(brand.primary_color),
+            theme: themeOf(brand.theme),
+            powered_by: !(plan.flags.white_label_enabled && brand.hide_powered_by === true)
+          },
+          status: PublicStatus.overallStatus(publicComponents.map((c) => c.status)),
+          components: publicComponents,
+          incidents: incidents.filter(
+            (i) => i.ended_at === null || DateTime.toEpochMillis(i.ended_at) >= nowMs - RECENT_INCIDENT_DAYS * DAY
+          ),
+          active_maintenance: active,
+          upcoming_maintenance: upcoming,
+          recent_maintenance: recent,
+          generated_at: DateTime.unsafeFromDate(now)
+        }
+        return {
+          page,
+          status,
+          incidents,
+          updates,
+          bars,
+          upcoming,
+          pastMaintenance: past,
+          generatedAt: nowMs,
+          renders: new Map()
+        }
+      }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
+
+    /** The page's snapshot, built at most once per window. */
+    const snapshot = (page: Page) => cached(snapshots, page.id, build(page))
+
+    return { bySlug, byHost, defaultPage, snapshot, baseHost }
+  })
+}) {}
+
+/** Fails with the uniform 404 when there is no such page. */
+export const orNotFound = <A>(value: A | undefined) =>
+  value === undefined ? Effect.fail(notFound) : Effect.succeed(value)

@@ -1,0 +1,105 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The public status page in real headless Chromium: it renders its components, a 90-day bar per component with a
+ * text alternative per day, and its incidents; with JavaScript disabled everything is still there; a screenshot
+ * goes to test-artifacts/. Every wait is bounded.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { uuidv7 } from "../../src/Ids.js"
+import * as Chromium from "../support/Chromium.js"
+import { signIn } from "../support/Identity.js"
+import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import * as TestDatabase from "../support/TestDatabase.js"
+import * as TestServer from "../support/TestServer.js"
+
+const ARTIFACTS = path.resolve(__dirname, "../../../../test-artifacts")
+
+describe(`public status page in Chromium (${TestDatabase.kind} database)`, () => {
+  it.scopedLive("renders components, uptime bars and incidents, with and without JavaScript", () =>
+    Effect.gen(function* () {
+      const smtp = yield* SmtpCatcher.make
+      const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
+      const alice = yield* signIn(server, smtp)
+      const me = (yield* alice.browser.request("/api/v1/me")).json as {
+        account_id: string
+        orgs: Array<{ id: string }>
+      }
+      const ids: Array<string> = []
+      for (const name of ["web", "api", "db"]) {
+        const reply = yield* alice.browser.request("/api/v1/targets", {
+          json: { name, check: { type: "http", url: `https://${name}.example.com` }, enabled: false }
+        })
+        expect(reply.status, reply.text).toBe(201)
+        ids.push((reply.json as { id: string }).id)
+      }
+      const pageId = uuidv7()
+      yield* server.sql`
+        INSERT INTO status_pages (id, org_id, account_id, slug, name, published, public_locale, branding, write_source)
+        VALUES (${pageId}, ${me.orgs[0]?.id ?? ""}, ${me.account_id}, 'browser', 'Browser Co', true, 'fr',
+          ${JSON.stringify({ primary_color: "#ffdd00", theme: "light", hide_powered_by: false })}::jsonb, 'api')
+      `
+      for (const [i, id] of ids.entries()) {
+        yield* server.sql`
+          INSERT INTO status_page_components (page_id, target_id, public_name, public_group, sort_order)
+          VALUES (${pageId}, ${id}, ${`Service ${i}`}, ${i === 2 ? "Data" : "Edge"}, ${i})
+        `
+      }
+      const declared = yield* alice.browser.request("/api/v1/incidents", {
+        json: { title: "x", impact: "partial_outage", components: [ids[1]] }
+      })
+      expect(declared.status, declared.text).toBe(201)
+      yield* server.sql`UPDATE incidents SET public_title = 'Slow API' WHERE id = ${(declared.json as { id: string }).id}`
+
+      const browser = yield* Chromium.launch
+      for (const javascript of [true, false]) {
+        const page = yield* Effect.promise(() => browser.newPage())
+        yield* Effect.promise(() => page.setJavaScriptEnabled(javascript))
+        const response = yield* Effect.promise(() =>
+          page.goto(`${server.baseUrl}/p/browser`, { waitUntil: "load", timeout: Chromium.WAIT_MS })
+        )
+        expect(response?.status()).toBe(200)
+        const seen = yield* Effect.promise(() =>
+          page.evaluate(() => ({
+            lang: document.documentElement.lang,
+            h1: document.querySelectorAll("h1").length,
+            main: document.querySelectorAll("main").length,
+            components: [...document.querySelectorAll("ul.components > li .name")].map((n) => n.textContent),
+            barLists: document.querySelectorAll("ol.bars").length,
+            bars: document.querySelectorAll("ol.bars > li").length,
+            barText: document.querySelector("ol.bars > li .v")?.textContent ?? "",
+            barWidth:
+              (document.querySelector("ol.bars > li") as HTMLElement | null)?.getBoundingClientRect().width ?? 0,
+            incidents: [...document.querySelectorAll("article h3")].map((n) => n.textContent),
+            banner: document.querySelector("#status h2")?.textContent ?? "",
+            groups: [...document.querySelectorAll("section h3")].map((n) => n.textContent),
+            headerColor: getComputedStyle(document.querySelector("header") as Element).color
+          }))
+        )
+        expect(seen.lang).toBe("fr")
+        expect(seen.h1).toBe(1)
+        expect(seen.main).toBe(1)
+        expect(seen.components).toEqual(["Service 0", "Service 1", "Service 2"])
+        expect(seen.barLists).toBe(3)
+        expect(seen.bars).toBe(270)
+        expect(seen.barText).toMatch(/:/)
+        expect(seen.barWidth).toBeGreaterThan(0)
+        expect(seen.incidents).toContain("Slow API")
+        expect(seen.banner).toBe("Panne partielle")
+        expect(seen.groups).toEqual(expect.arrayContaining(["Edge", "Data"]))
+        // Yellow brand colour: the header text falls back to black for contrast.
+        expect(seen.headerColor).toBe("rgb(0, 0, 0)")
+        if (javascript) {
+          fs.mkdirSync(ARTIFACTS, { recursive: true })
+          yield* Effect.promise(() =>
+            page.screenshot({ path: path.join(ARTIFACTS, `status-page-${TestDatabase.kind}.png`), fullPage: true })
+          )
+        }
+        yield* Effect.promise(() => page.close())
+      }
+    })
+  )
+})
