@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { RateBudgets } from "../src/limits/RateBudgets.js"
+import { awayFromMinuteEdge } from "./support/Eventually.js"
 import * as TestServer from "./support/TestServer.js"
 
 describe("RateBudgets", () => {
@@ -12,6 +13,8 @@ describe("RateBudgets", () => {
         Effect.provide(RateBudgets.Default),
         Effect.provideService(SqlClient.SqlClient, server.sql)
       )
+      // The budget counts per wall-clock minute: all 150 spends must fall in one window.
+      yield* awayFromMinuteEdge()
       const verdicts = yield* Effect.forEach(
         Array.from({ length: 150 }, () => 0),
         () => rates.spend("account:test", "api_reads", 100),
