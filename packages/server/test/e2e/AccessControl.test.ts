@@ -499,7 +499,7 @@ describe(`access control (${TestDatabase.kind} database)`, () => {
       yield* Effect.sleep("1100 millis")
       // The budgets count per wall-clock minute: the reads and support posts below must fall in one window, or the
       // next window admits them again.
-      yield* awayFromMinuteEdge()
+      yield* awayFromMinuteEdge(10)
       const statuses: Array<number> = []
       let limited: Http.Reply | undefined
       for (let i = 0; i < 8; i++) {

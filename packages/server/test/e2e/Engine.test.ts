@@ -352,7 +352,7 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       yield* server.sql`UPDATE plans SET check_now_per_minute = 2 WHERE id = 'free'`
       yield* Effect.sleep("1100 millis")
       // The budget counts per wall-clock minute: the four calls below must fall in one window.
-      yield* awayFromMinuteEdge()
+      yield* awayFromMinuteEdge(10)
       const statuses: Array<number> = []
       for (let i = 0; i < 3; i++) {
         statuses.push((yield* alice.browser.request(`/api/v1/targets/${id}/check-now`, { method: "POST" })).status)

@@ -29,9 +29,10 @@ export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) =
 /**
  * The per-minute rate budgets count in fixed windows of the wall clock (`window = now - now % 60 s`). A test that
  * spends a budget and expects a 429 must not straddle two windows, or the second window admits again: when less
- * than `needSecs` are left in the current minute, this waits for the next one to begin.
+ * than `needSecs` are left in the current minute, this waits for the next one to begin. Keep `needSecs` to what the
+ * calls need (with room for a slow machine): it is also the longest this may wait.
  */
-export const awayFromMinuteEdge = (needSecs = 20) =>
+export const awayFromMinuteEdge = (needSecs: number) =>
   Effect.suspend(() => {
     const left = 60_000 - (Date.now() % 60_000)
     return left >= needSecs * 1000 ? Effect.void : Effect.sleep(`${left + 100} millis`)
