@@ -41,6 +41,10 @@ const holdingServer = (holdFor: (path: string) => number) =>
     return { server, peak: () => peak }
   })
 
+// Long enough that checks started together overlap at the server even when a loaded machine spreads their
+// arrivals: the peak and the per-host drops below depend on requests being open at the same time.
+const HOLD_MS = 200
+
 interface Numbered extends Runner.Job {
   readonly n: number
 }
@@ -52,7 +56,7 @@ const distinctOrgs = (origin: string, count: number): ReadonlyArray<Numbered> =>
 describe("Runner", () => {
   it.scopedLive("at most maxConcurrency checks are in flight, and the bound is reached", () =>
     Effect.gen(function* () {
-      const { server, peak } = yield* holdingServer(() => 40)
+      const { server, peak } = yield* holdingServer(() => HOLD_MS)
       const run = yield* Runner.Runner
       const results = yield* run.run(distinctOrgs(server.origin, 12))
       assert.deepStrictEqual(Runner.tally(results), { ran: 12, dropped: 0, unprobeable: 0 })
@@ -68,7 +72,7 @@ describe("Runner", () => {
 
   it.scopedLive("two batches run at once share one bound", () =>
     Effect.gen(function* () {
-      const { server, peak } = yield* holdingServer(() => 40)
+      const { server, peak } = yield* holdingServer(() => HOLD_MS)
       const run = yield* Runner.Runner
       const jobs = distinctOrgs(server.origin, 12)
       const [first, second] = yield* Effect.all([run.run(jobs.slice(0, 6)), run.run(jobs.slice(6))], {
@@ -81,7 +85,7 @@ describe("Runner", () => {
 
   it.scopedLive("jobs over the per-host cap are dropped and counted, never run", () =>
     Effect.gen(function* () {
-      const { server } = yield* holdingServer(() => 40)
+      const { server } = yield* holdingServer(() => HOLD_MS)
       const run = yield* Runner.Runner
       const url = `${server.origin}/same`
       const jobs = Array.from({ length: 5 }, () => ({ org: "org-1", spec: spec({ type: "http", url }) }))

@@ -3,6 +3,7 @@ import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanClient } from "@signalman/sdk/Client"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { eventually } from "../support/Eventually.js"
 import * as Http from "../support/Http.js"
 import * as ServerProcess from "../support/ServerProcess.js"
 import * as TcpProxy from "../support/TcpProxy.js"
@@ -69,28 +70,37 @@ describe("PostgreSQL outages", () => {
   it.scopedLive("SIGTERM drains: an in-flight request finishes, new connections are refused, then exit 0", () =>
     Effect.gen(function* () {
       const { db, proxy } = yield* proxied
-      const server = yield* ServerProcess.start([], { ...db.env, LOG__LEVEL: "info" })
+      // An api process: no background work talks to the database, so bytes held by the proxy are the request's.
+      const server = yield* ServerProcess.start([], { ...db.env, LOG__LEVEL: "info", ROLE: "api" })
       expect((yield* Http.request(`${server.baseUrl}/readyz`)).status).toBe(200)
 
-      // Hold the database's answers so /readyz stays in flight inside the server.
+      // Hold the database's traffic so a request stays in flight inside the server. A magic-link request rather
+      // than /readyz: readiness gives its database ping 2 s, which a loaded machine could spend before the resume.
       proxy.pause()
-      const inFlight = Effect.runPromise(Http.request(`${server.baseUrl}/readyz`))
-      yield* Effect.sleep("300 millis")
+      const inFlight = Effect.runPromise(
+        Http.request(`${server.baseUrl}/auth/magic-link/request`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "drain@example.com" })
+        })
+      )
+      // In flight once its first query waits at the proxy (observed, not guessed).
+      expect(yield* eventually(Effect.sync(proxy.held), (bytes) => bytes > 0, { intervalMs: 20 })).toBeGreaterThan(0)
       server.child.kill("SIGTERM")
-      yield* Effect.sleep("400 millis")
 
-      const refused = yield* Effect.promise(() =>
+      // The listener closes once the signal is handled, however long that takes here.
+      const healthz = Effect.promise(() =>
         fetch(`${server.baseUrl}/healthz`).then(
           () => "answered",
           () => "refused"
         )
       )
-      expect(refused).toBe("refused")
+      expect(yield* eventually(healthz, (answer) => answer === "refused", { intervalMs: 50 })).toBe("refused")
       assert.isNull(server.child.exitCode, "the process waits for the in-flight request")
 
       proxy.resume()
       const reply = yield* Effect.promise(() => inFlight)
-      expect(reply.status).toBe(200)
+      expect(reply.status, reply.text).toBe(200)
       const exit = yield* Effect.promise(() => server.exited)
       expect(exit.code).toBe(0)
       expect(exit.stdout).toMatch(/"message":"Shutting down: draining requests".*"in_flight":1/)

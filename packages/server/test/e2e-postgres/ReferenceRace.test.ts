@@ -5,8 +5,10 @@
  * PostgreSQL only: the embedded database has one connection, which the held transaction would take.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { eventually } from "../support/Eventually.js"
 import * as Http from "../support/Http.js"
 import { signIn } from "../support/Identity.js"
 import * as SmtpCatcher from "../support/SmtpCatcher.js"
@@ -25,19 +27,32 @@ describe("saving a monitor while what it references is deleted", () => {
         json: { name: "ops", kind: "email", config: { addresses: ["ops@example.com"] } }
       })).json as { id: string }
 
+      const key = `org-references:${org}`
+      // Someone in this database waits for the org's reference lock (the advisory lock's key split as PostgreSQL
+      // shows it: objid holds the low 32 bits).
+      const saveWaiting = server.sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_locks
+        WHERE locktype = 'advisory' AND NOT granted
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND objid::text::bigint = (hashtext(${key})::bigint & 4294967295)
+      `
       const underDelete = (deletion: Effect.Effect<unknown, unknown>, save: Effect.Effect<Http.Reply>) =>
         Effect.gen(function* () {
+          const locked = yield* Deferred.make<void>()
           const held = yield* server.sql
             .withTransaction(
               Effect.gen(function* () {
-                yield* server.sql`SELECT pg_advisory_xact_lock(hashtext(${`org-references:${org}`}))`
-                // Long enough for the save to pass its checks and wait on the lock.
-                yield* Effect.sleep("1500 millis")
+                yield* server.sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`
+                yield* Deferred.succeed(locked, undefined)
+                // Until the save has passed its checks and waits on the lock (observed, not guessed; bounded, so a
+                // save that never waits goes on and fails the assertions below).
+                yield* eventually(saveWaiting, (rows) => (rows[0]?.n ?? 0) > 0, { timeoutMs: 20_000, intervalMs: 50 })
                 yield* deletion
               })
             )
             .pipe(Effect.fork)
-          yield* Effect.sleep("200 millis")
+          // The save is sent only once the lock is held.
+          yield* Deferred.await(locked)
           const reply = yield* save
           yield* Fiber.join(held)
           return reply

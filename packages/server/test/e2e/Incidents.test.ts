@@ -690,7 +690,9 @@ describe(`incidents (${TestDatabase.kind} database)`, () => {
       const kinds = (id: string) => Effect.map(notices(server, id), (rows) => rows.map((n) => n.kind))
       const pausedWake = Effect.map(wakeAt(server, paused.id), (at) => (at === null ? 0 : new Date(at).getTime()))
       // Wait for the loop's pass to have ticked both monitors (it claims them one transaction each).
-      for (let i = 0; i < 50; i++) {
+      // Bounded by time, generously: the 1-second loop can be slow on a loaded machine.
+      const deadline = Date.now() + 20_000
+      while (Date.now() < deadline) {
         if ((yield* kinds(target.id)).length >= 2 && (yield* pausedWake) > Date.now()) break
         yield* Effect.sleep("100 millis")
       }

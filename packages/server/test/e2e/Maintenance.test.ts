@@ -634,13 +634,9 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
           )
         const everyone = [web, db, api, cache, idle]
 
-        // Starts in about 1.5 s and runs 1.5 s: web and db suppressed inside, not before or after.
-        const soon = yield* scheduled(alice, {
-          title: "Short",
-          starts_at: new Date(Date.now() + 1500).toISOString(),
-          ends_at: new Date(Date.now() + 3000).toISOString(),
-          components: [web, db]
-        })
+        // Web and db suppressed inside this window, not before or after. It is scheduled an hour ahead, and the
+        // test moves it by hand (setTimes) to be running and then over: no step depends on how fast the machine is.
+        const soon = yield* scheduled(alice, window("Short", 3600, 7200, { components: [web, db] }))
         // Running but not suppressing; running and suppressing, then cancelled; one in the past; one far ahead.
         yield* scheduled(alice, window("Loud", -60, 3600, { components: [api], suppress_alerts: false }))
         const dropped = yield* scheduled(alice, window("Dropped", -60, 3600, { components: [cache] }))
@@ -654,13 +650,15 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
         expect(yield* suppressed(everyone)).toEqual([])
         expect(yield* service.suppressing(web, yield* DateTime.now)).toBe(false)
 
-        const startsAt = Date.parse(soon.starts_at)
-        yield* Effect.sleep(`${Math.max(0, startsAt - Date.now()) + 200} millis`)
+        yield* setTimes(server, soon.id, -1, 600)
+        const running = (yield* alice.browser.request(`/api/v1/maintenance/${soon.id}`)).json as WindowBody
+        expect(running.status).toBe("running")
+        const startsAt = Date.parse(running.starts_at)
         expect(yield* suppressed(everyone)).toEqual([web, db])
         expect(yield* service.suppressing(db, yield* DateTime.now)).toBe(true)
         expect(yield* service.suppressing(db.toUpperCase(), yield* DateTime.now)).toBe(true)
         // At a given instant, not only now: the question is about `at`.
-        expect(yield* service.suppressing(db, DateTime.unsafeMake(Date.parse(soon.ends_at)))).toBe(false)
+        expect(yield* service.suppressing(db, DateTime.unsafeMake(Date.parse(running.ends_at)))).toBe(false)
         expect(yield* service.suppressing(db, DateTime.unsafeMake(startsAt))).toBe(true)
 
         // Switching suppression off mid-window stops it at once.
@@ -669,7 +667,7 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
         expect((yield* patch(alice, soon.id, { suppress_alerts: true })).status).toBe(200)
         expect(yield* suppressed([web])).toEqual([web])
 
-        yield* Effect.sleep(`${Math.max(0, Date.parse(soon.ends_at) - Date.now()) + 200} millis`)
+        yield* setTimes(server, soon.id, -600, -1)
         expect(yield* suppressed(everyone)).toEqual([])
         expect(yield* service.suppressingAmong([], yield* DateTime.now)).toEqual(new Set())
 

@@ -114,7 +114,7 @@ const orgOf = (server: TestServer.Running, targetId: string) =>
     }
   )
 
-const waitUntil = <A>(check: Effect.Effect<A>, done: (a: A) => boolean, timeoutMs = 10_000) =>
+const waitUntil = <A>(check: Effect.Effect<A>, done: (a: A) => boolean, timeoutMs = 30_000) =>
   Effect.gen(function* () {
     const until = Date.now() + timeoutMs
     for (;;) {
@@ -414,8 +414,8 @@ describe(`notification delivery (${TestDatabase.kind} database)`, () => {
       const failing = yield* FakeReceiver.make(() => ({ status: 503, body: "down for maintenance" }))
       const { server, alice, services } = yield* setup({
         NOTIFIER__MAX_ATTEMPTS: "3",
-        NOTIFIER__BACKOFF_BASE_MS: "400",
-        NOTIFIER__BACKOFF_CAP_MS: "800"
+        NOTIFIER__BACKOFF_BASE_MS: "1000",
+        NOTIFIER__BACKOFF_CAP_MS: "2000"
       })
       const hook = yield* created(alice, { name: "flaky", kind: "webhook", config: { url: `${failing.url}/in` } })
       const target = yield* monitor(alice, [hook.id])
@@ -433,7 +433,6 @@ describe(`notification delivery (${TestDatabase.kind} database)`, () => {
         })
       ).pipe(Effect.provide(services))
       yield* failing.waitFor(1)
-      const started = Date.now()
       // The receiver answers before the sender records the outcome: wait for the record, not the request.
       const pending = yield* waitUntil(
         Effect.flatMap(Deliveries, (d) => d.forIncident(incident)).pipe(Effect.provide(services)),
@@ -444,13 +443,17 @@ describe(`notification delivery (${TestDatabase.kind} database)`, () => {
         last_status_code: 503,
         last_error: "HTTP 503: down for maintenance"
       })
-      // The first failure, or the second claimed already (a claim counts its attempt before it sends).
+      // The first failure, or the second claimed already (a claim counts its attempt before it sends); the third
+      // cannot be, 1.5 s at least after the first.
       expect([1, 2]).toContain(pending[0]?.attempts)
       assert.isNotNull(pending[0]?.next_attempt_at)
       const all = yield* failing.waitFor(3)
       expect(all).toHaveLength(3)
-      // The retries waited at least half their ceilings (200 ms, then 400 ms) before the cap dead-lettered it.
-      expect(Date.now() - started).toBeGreaterThanOrEqual(550)
+      // The retries waited at least half their ceilings (500 ms, then 1000 ms) before the cap dead-lettered it, as
+      // the receiver saw them arrive (a slow machine only makes the gaps longer).
+      const [first, second, third] = all.map((request) => request.at)
+      expect(second! - first!).toBeGreaterThanOrEqual(450)
+      expect(third! - second!).toBeGreaterThanOrEqual(950)
       const dead = yield* waitUntil(
         Effect.flatMap(Deliveries, (d) => d.forIncident(incident)).pipe(Effect.provide(services)),
         (rows) => rows[0]?.status === "dead"

@@ -18,6 +18,8 @@ export interface Received {
   readonly path: string
   readonly headers: Http.IncomingHttpHeaders
   readonly body: string
+  /** When the request's body had fully arrived (Date.now()). */
+  readonly at: number
 }
 
 export interface Answer {
@@ -86,7 +88,8 @@ export const make = (
           method: request.method ?? "",
           path: request.url ?? "",
           headers: request.headers,
-          body: Buffer.concat(chunks).toString("utf8")
+          body: Buffer.concat(chunks).toString("utf8"),
+          at: Date.now()
         }
         received.push(entry)
         const reply = answer(entry, received.length - 1)
@@ -109,7 +112,8 @@ export const make = (
     return {
       url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${port}`,
       received: () => [...received],
-      waitFor: (count, timeoutMs = 10_000) =>
+      // Generous: on a loaded machine a delivery can take seconds; the wait ends as soon as the count is reached.
+      waitFor: (count, timeoutMs = 30_000) =>
         Effect.promise(async () => {
           const until = Date.now() + timeoutMs
           while (received.length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 20))

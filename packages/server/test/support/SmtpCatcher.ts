@@ -44,7 +44,8 @@ export const make: Effect.Effect<SmtpCatcher, never, Scope.Scope> = Effect.acqui
     const catcher: SmtpCatcher & { close: () => Promise<void> } = {
       url: `smtp://127.0.0.1:${address.port}`,
       mails: () => [...caught],
-      waitFor: async (to, count = 1, timeoutMs = 10_000) => {
+      // Generous: on a loaded machine a mail can take seconds; the wait ends as soon as the count is reached.
+      waitFor: async (to, count = 1, timeoutMs = 30_000) => {
         const until = Date.now() + timeoutMs
         while (forAddress(to).length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
         return forAddress(to)

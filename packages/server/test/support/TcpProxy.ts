@@ -16,6 +16,8 @@ export interface TcpProxy {
   /** Stop forwarding bytes on open connections (they stay open) until `resume`. */
   readonly pause: () => void
   readonly resume: () => void
+  /** Bytes the server sent towards the database that a pause is holding back: a query is waiting when above 0. */
+  readonly held: () => number
 }
 
 export const make = (upstreamHost: string, upstreamPort: number): Effect.Effect<TcpProxy, never, Scope.Scope> =>
@@ -75,6 +77,11 @@ export const make = (upstreamHost: string, upstreamPort: number): Effect.Effect<
             a.resume()
             b.resume()
           }
+        },
+        held: () => {
+          let bytes = 0
+          for (const [client] of pairs) bytes += client.readableLength
+          return bytes
         },
         close
       }
