@@ -65,6 +65,9 @@ import { Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
+import * as SharesHttp from "./shares/Http.js"
+import * as SharePage from "./shares/Page.js"
+import { Shares } from "./shares/Shares.js"
 import { Admission } from "./targets/Admission.js"
 import { BulkActions } from "./targets/BulkActions.js"
 import { Duplicates } from "./targets/Duplicates.js"
@@ -116,7 +119,8 @@ const http = (config: Config.Values) => {
             OpenApiRoute.layer(SignalmanApi),
             HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } }),
             Pages.layer,
-            InvitationPages.layer
+            InvitationPages.layer,
+            SharePage.layer
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
             Layer.provide([
@@ -132,7 +136,8 @@ const http = (config: Config.Values) => {
               MaintenanceHttp.layer,
               IncidentsHttp.layer,
               HeartbeatsHttp.layer,
-              EngineHttp.layer
+              EngineHttp.layer,
+              SharesHttp.layer
             ]),
             Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
             Layer.provide(identity),
@@ -144,7 +149,7 @@ const http = (config: Config.Values) => {
             Layer.provide(Probes.Default),
             Layer.provide([Duplicates.Default, BulkActions.Default, Idempotency.Default]),
             Layer.provide([Heartbeats.Default, ManualStates.Default]),
-            Layer.provide([Admission.Default, Targets.Default]),
+            Layer.provide([Admission.Default, Targets.Default, Shares.Default]),
             Layer.provide([Abuse.Default, Variables.Default, Channels.Default, Deliveries.Default]),
             Layer.provide(Maintenance.Default),
             Layer.provide([Incidents.Default, incidentWriting])
@@ -155,7 +160,8 @@ const http = (config: Config.Values) => {
               { method: "GET", path: DOCS_PATH, body: "none" },
               { method: "GET", path: OpenApiRoute.PATH, body: "none" },
               ...Pages.routes,
-              ...InvitationPages.routes
+              ...InvitationPages.routes,
+              ...SharePage.routes
             ]
           }
         )

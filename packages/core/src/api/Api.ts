@@ -18,6 +18,7 @@ import { OperationsApi } from "./Operations.js"
 import { OperatorApi } from "./Operator.js"
 import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
 import { ResultsApi } from "./Results.js"
+import { SharesApi } from "./Shares.js"
 import { TargetsApi } from "./Targets.js"
 import { VariablesApi } from "./Variables.js"
 
@@ -34,6 +35,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(TargetsApi)
   .add(HeartbeatsApi)
   .add(ResultsApi)
+  .add(SharesApi)
   .add(VariablesApi)
   .add(ChannelsApi)
   .add(MaintenanceApi)

@@ -19,6 +19,7 @@ import m0010 from "./migrations/0010_maintenance.js"
 import m0011 from "./migrations/0011_heartbeats.js"
 import m0012 from "./migrations/0012_incidents.js"
 import m0013 from "./migrations/0013_status_pages.js"
+import m0015 from "./migrations/0015_monitor_shares.js"
 
 export const loader = Migrator.fromRecord({
   "0001_instance": m0001,
@@ -33,7 +34,8 @@ export const loader = Migrator.fromRecord({
   "0010_maintenance": m0010,
   "0011_heartbeats": m0011,
   "0012_incidents": m0012,
-  "0013_status_pages": m0013
+  "0013_status_pages": m0013,
+  "0015_monitor_shares": m0015
 })
 
 const run = Migrator.make({})
