@@ -59,6 +59,10 @@ export * as MonitorShare from "./MonitorShare.js"
  */
 export * as Notification from "./Notification.js"
 /**
+ * @since 0.2.0
+ */
+export * as PageSubscription from "./PageSubscription.js"
+/**
  * @since 0.1.0
  */
 export * as Pagination from "./Pagination.js"

@@ -68,6 +68,11 @@ import { Probes } from "./probes/Probes.js"
 import * as SharesHttp from "./shares/Http.js"
 import * as SharePage from "./shares/Page.js"
 import { Shares } from "./shares/Shares.js"
+import * as PageGate from "./statuspages/PageGate.js"
+import * as SubscriptionsHttp from "./subscribers/Http.js"
+import * as MaintenanceAnnouncements from "./subscribers/MaintenanceAnnouncements.js"
+import * as SubscriberPages from "./subscribers/Pages.js"
+import { Subscribers } from "./subscribers/Subscribers.js"
 import { Admission } from "./targets/Admission.js"
 import { BulkActions } from "./targets/BulkActions.js"
 import { Duplicates } from "./targets/Duplicates.js"
@@ -120,7 +125,8 @@ const http = (config: Config.Values) => {
             HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } }),
             Pages.layer,
             InvitationPages.layer,
-            SharePage.layer
+            SharePage.layer,
+            SubscriberPages.layer
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
             Layer.provide([
@@ -137,7 +143,8 @@ const http = (config: Config.Values) => {
               IncidentsHttp.layer,
               HeartbeatsHttp.layer,
               EngineHttp.layer,
-              SharesHttp.layer
+              SharesHttp.layer,
+              SubscriptionsHttp.layer
             ]),
             Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
             Layer.provide(identity),
@@ -150,6 +157,8 @@ const http = (config: Config.Values) => {
             Layer.provide([Duplicates.Default, BulkActions.Default, Idempotency.Default]),
             Layer.provide([Heartbeats.Default, ManualStates.Default]),
             Layer.provide([Admission.Default, Targets.Default, Shares.Default]),
+            // Public pages only until the private-page viewer sign-in provides its own gate.
+            Layer.provide(Subscribers.Default.pipe(Layer.provide(PageGate.publicOnly))),
             Layer.provide([Abuse.Default, Variables.Default, Channels.Default, Deliveries.Default]),
             Layer.provide(Maintenance.Default),
             Layer.provide([Incidents.Default, incidentWriting])
@@ -161,7 +170,8 @@ const http = (config: Config.Values) => {
               { method: "GET", path: OpenApiRoute.PATH, body: "none" },
               ...Pages.routes,
               ...InvitationPages.routes,
-              ...SharePage.routes
+              ...SharePage.routes,
+              ...SubscriberPages.routes
             ]
           }
         )
@@ -175,7 +185,8 @@ const http = (config: Config.Values) => {
           Notifier.layer,
           IncidentTicks.layer.pipe(Layer.provide(incidentWriting)),
           HeartbeatEvaluation.layer,
-          ManualRestatement.layer
+          ManualRestatement.layer,
+          MaintenanceAnnouncements.layer
         )
   // Ping URLs are answered by the listener itself; a worker serves none.
   const pings = config.role === "worker" ? Layer.empty : PingRoute.layer(server)

@@ -19,6 +19,7 @@ import { OperatorApi } from "./Operator.js"
 import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
 import { ResultsApi } from "./Results.js"
 import { SharesApi } from "./Shares.js"
+import { SubscriptionsApi } from "./Subscriptions.js"
 import { TargetsApi } from "./Targets.js"
 import { VariablesApi } from "./Variables.js"
 
@@ -36,6 +37,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(HeartbeatsApi)
   .add(ResultsApi)
   .add(SharesApi)
+  .add(SubscriptionsApi)
   .add(VariablesApi)
   .add(ChannelsApi)
   .add(MaintenanceApi)
