@@ -16,7 +16,8 @@ const setup = Effect.gen(function* () {
   const server = yield* TestServer.start({
     MAIL__SMTP_URL: smtp.url,
     AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-    NOTIFIER__POLL_INTERVAL_MS: "50"
+    NOTIFIER__POLL_INTERVAL_MS: "50",
+    NOTIFIER__MAINTENANCE_SWEEP_SECS: "1"
   })
   yield* server.sql`UPDATE plans SET incident_narration_enabled = true WHERE id = 'free'`
   const alice = yield* signIn(server, smtp)
@@ -234,6 +235,68 @@ describe(`status-page subscribers (${TestDatabase.kind} database)`, () => {
         `
         expect(sent).toEqual({ n: 4, delivered: 4 })
         expect(smtp.mails().filter((m) => m.to === address)).toHaveLength(5)
+      })
+  )
+
+  it.scopedLive(
+    "a monitor-opened incident and its recovery, and a window starting and completing, are mailed once each",
+    () =>
+      Effect.gen(function* () {
+        const { server, smtp, alice } = yield* setup
+        const made = yield* alice.browser.request("/api/v1/targets", {
+          json: { name: "office wifi", check: { type: "manual" } }
+        })
+        expect(made.status, made.text).toBe(201)
+        const target = (made.json as { id: string }).id
+        yield* makePage(server, target, "office")
+        const address = "sub-two@example.com"
+        expect((yield* subscribe(server, "office", { email: address })).status).toBe(202)
+        const [confirmation] = yield* Effect.promise(() => smtp.waitFor(address, 1))
+        assert.isDefined(confirmation)
+        const link = linkIn(confirmation.text, "/subscriptions/confirm")
+        expect((yield* Http.request(`${server.baseUrl}${link.pathname}${link.search}`)).status).toBe(200)
+
+        const subjects = (count: number) =>
+          Effect.map(
+            Effect.promise(() => smtp.waitFor(address, count, 20_000)),
+            (mails) => mails.slice(1).map((m) => m.subject)
+          )
+        const state = (status: string) =>
+          alice.browser.request(`/api/v1/targets/${target}/state`, { method: "PUT", json: { status } })
+        expect((yield* state("down")).status).toBe(200)
+        expect(yield* subjects(2)).toEqual(["[office status] New incident: Outage"])
+        expect((yield* state("up")).status).toBe(200)
+        expect(yield* subjects(3)).toEqual(["[office status] New incident: Outage", "[office status] Resolved: Outage"])
+
+        // A window that is due: its start is announced by the sweep, then its end.
+        const window = yield* alice.browser.request("/api/v1/maintenance", {
+          json: {
+            title: "Router swap",
+            starts_at: new Date(Date.now() + 3_600_000).toISOString(),
+            ends_at: new Date(Date.now() + 7_200_000).toISOString(),
+            components: [target]
+          }
+        })
+        expect(window.status, window.text).toBe(201)
+        const windowId = (window.json as { id: string }).id
+        expect((yield* subjects(4))[2]).toBe("[office status] Scheduled maintenance: Router swap")
+        yield* server.sql`UPDATE maintenance_windows SET starts_at = now() - interval '1 minute' WHERE id = ${windowId}`
+        expect((yield* subjects(5))[3]).toBe("[office status] Maintenance in progress: Router swap")
+        yield* server.sql`UPDATE maintenance_windows SET ends_at = now() - interval '1 second' WHERE id = ${windowId}`
+        expect((yield* subjects(6))[4]).toBe("[office status] Maintenance completed: Router swap")
+        // Later sweeps announce nothing again.
+        const notices = yield* eventually(
+          server.sql<{ n: number; pending: number }>`
+            SELECT count(*)::int AS n, count(*) FILTER (WHERE fanned_out_at IS NULL)::int AS pending
+            FROM notices WHERE page_id IS NOT NULL
+          `,
+          (rows) => rows[0]?.pending === 0
+        )
+        expect(notices[0]?.n).toBe(5)
+        const [keys] = yield* server.sql<{ n: number }>`
+          SELECT count(DISTINCT dedupe_key)::int AS n FROM notices WHERE page_id IS NOT NULL
+        `
+        expect(keys?.n).toBe(5)
       })
   )
 

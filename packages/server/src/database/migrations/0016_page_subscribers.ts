@@ -45,6 +45,9 @@ export default Effect.gen(function* () {
       CHECK ((page_id IS NULL) = (target_id IS NOT NULL AND incident_id IS NOT NULL))
   `
   yield* sql`CREATE UNIQUE INDEX notices_page_dedupe ON notices (page_id, dedupe_key) WHERE page_id IS NOT NULL`
+  // The sweep that announces windows starting and ending reads the last hour of either.
+  yield* sql`CREATE INDEX maintenance_windows_starts ON maintenance_windows (starts_at) WHERE deleted_at IS NULL`
+  yield* sql`CREATE INDEX maintenance_windows_ends ON maintenance_windows (ends_at) WHERE deleted_at IS NULL`
   yield* sql`
     ALTER TABLE deliveries ADD COLUMN subscriber_id uuid REFERENCES status_page_subscribers(id) ON DELETE CASCADE
   `
