@@ -194,6 +194,9 @@ describe(`status-page subscribers (${TestDatabase.kind} database)`, () => {
         }
         const unsubscribeLink = linkIn(maintenance.text, "/subscriptions/unsubscribe")
         expect(header(maintenance, "List-Unsubscribe")).toBe(`<${unsubscribeLink.href}>`)
+        // Links are built on the server's own origin.
+        expect(unsubscribeLink.port).toBe(new URL(server.baseUrl).port)
+        expect(confirmLink.port).toBe(new URL(server.baseUrl).port)
         const unsubscribeUrl = `${server.baseUrl}${unsubscribeLink.pathname}${unsubscribeLink.search}`
 
         // A GET (a mail scanner) only shows the button.
