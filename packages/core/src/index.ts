@@ -51,9 +51,17 @@ export * as IncidentNarration from "./IncidentNarration.js"
  */
 export * as MaintenanceWindow from "./MaintenanceWindow.js"
 /**
+ * @since 0.2.0
+ */
+export * as MonitorShare from "./MonitorShare.js"
+/**
  * @since 0.1.0
  */
 export * as Notification from "./Notification.js"
+/**
+ * @since 0.2.0
+ */
+export * as PageSubscription from "./PageSubscription.js"
 /**
  * @since 0.1.0
  */

@@ -65,6 +65,9 @@ import { Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
+import * as SharesHttp from "./shares/Http.js"
+import * as SharePage from "./shares/Page.js"
+import { Shares } from "./shares/Shares.js"
 import * as StatusPagesHttp from "./statuspages/Http.js"
 import * as Logos from "./statuspages/Logos.js"
 import * as PublicHttp from "./statuspages/PublicHttp.js"
@@ -74,6 +77,10 @@ import * as SignInPages from "./statuspages/SignInPages.js"
 import { StatusPages } from "./statuspages/StatusPages.js"
 import * as ViewerGate from "./statuspages/ViewerGate.js"
 import { Viewers } from "./statuspages/Viewers.js"
+import * as SubscriptionsHttp from "./subscribers/Http.js"
+import * as MaintenanceAnnouncements from "./subscribers/MaintenanceAnnouncements.js"
+import * as SubscriberPages from "./subscribers/Pages.js"
+import { Subscribers } from "./subscribers/Subscribers.js"
 import { Admission } from "./targets/Admission.js"
 import { BulkActions } from "./targets/BulkActions.js"
 import { Duplicates } from "./targets/Duplicates.js"
@@ -129,7 +136,9 @@ const http = (config: Config.Values) => {
             Logos.layer,
             SignInPages.layer,
             PublicPages.layer,
-            PublicPages.customDomain
+            PublicPages.customDomain,
+            SharePage.layer,
+            SubscriberPages.layer
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
             Layer.provide([
@@ -147,10 +156,12 @@ const http = (config: Config.Values) => {
               HeartbeatsHttp.layer,
               EngineHttp.layer,
               StatusPagesHttp.layer,
-              PublicHttp.layer
+              PublicHttp.layer,
+              SharesHttp.layer,
+              SubscriptionsHttp.layer
             ]),
-            Layer.provide(PublicSnapshot.Default),
-            // The gate the public status surface asks (who may read a private page); its routes share these services.
+            Layer.provide([PublicSnapshot.Default, Subscribers.Default]),
+            // The gate the public status surface and the subscriptions ask (who may read a private page); its routes share these services.
             Layer.provide(ViewerGate.layer),
             Layer.provide(Viewers.Default.pipe(Layer.provide(Mailer.layer))),
             Layer.provide(StatusPages.Default),
@@ -164,7 +175,7 @@ const http = (config: Config.Values) => {
             Layer.provide(Probes.Default),
             Layer.provide([Duplicates.Default, BulkActions.Default, Idempotency.Default]),
             Layer.provide([Heartbeats.Default, ManualStates.Default]),
-            Layer.provide([Admission.Default, Targets.Default]),
+            Layer.provide([Admission.Default, Targets.Default, Shares.Default]),
             Layer.provide([Abuse.Default, Variables.Default, Channels.Default, Deliveries.Default]),
             Layer.provide(Maintenance.Default),
             Layer.provide([Incidents.Default, incidentWriting])
@@ -178,7 +189,9 @@ const http = (config: Config.Values) => {
               ...InvitationPages.routes,
               ...Logos.routes,
               ...SignInPages.routes,
-              ...PublicPages.routes
+              ...PublicPages.routes,
+              ...SharePage.routes,
+              ...SubscriberPages.routes
             ]
           }
         )
@@ -192,7 +205,8 @@ const http = (config: Config.Values) => {
           Notifier.layer,
           IncidentTicks.layer.pipe(Layer.provide(incidentWriting)),
           HeartbeatEvaluation.layer,
-          ManualRestatement.layer
+          ManualRestatement.layer,
+          MaintenanceAnnouncements.layer
         )
   // Ping URLs are answered by the listener itself; a worker serves none.
   const pings = config.role === "worker" ? Layer.empty : PingRoute.layer(server)

@@ -19,7 +19,9 @@ import { OperatorApi } from "./Operator.js"
 import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
 import { PublicApi } from "./Public.js"
 import { ResultsApi } from "./Results.js"
+import { SharesApi } from "./Shares.js"
 import { StatusPagesApi } from "./StatusPages.js"
+import { SubscriptionsApi } from "./Subscriptions.js"
 import { TargetsApi } from "./Targets.js"
 import { VariablesApi } from "./Variables.js"
 
@@ -36,6 +38,8 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(TargetsApi)
   .add(HeartbeatsApi)
   .add(ResultsApi)
+  .add(SharesApi)
+  .add(SubscriptionsApi)
   .add(VariablesApi)
   .add(ChannelsApi)
   .add(MaintenanceApi)

@@ -13,6 +13,8 @@ export interface Mail {
   readonly subject: string
   readonly text: string
   readonly html?: string
+  /** Extra header fields (`List-Unsubscribe` on subscriber mail). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export class MailError extends Data.TaggedError("MailError")<{ readonly cause: unknown }> {}
@@ -38,7 +40,14 @@ export class Mailer extends Effect.Tag("Signalman/Mailer")<
         send: (mail: Mail) =>
           Effect.tryPromise({
             try: () =>
-              transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html }),
+              transport.sendMail({
+                from,
+                to: mail.to,
+                subject: mail.subject,
+                text: mail.text,
+                html: mail.html,
+                ...(mail.headers === undefined ? {} : { headers: { ...mail.headers } })
+              }),
             catch: (cause) => new MailError({ cause })
           }).pipe(Effect.asVoid)
       }

@@ -159,6 +159,11 @@ export const settings = {
     default: 1000,
     min: 10
   }),
+  "notifier.maintenance_sweep_secs": Setting.integer({
+    description: "How often a worker looks for maintenance windows that started or ended, to tell page subscribers",
+    default: 15,
+    min: 1
+  }),
   "notifier.concurrency": Setting.integer({
     description: "Deliveries one worker sends at once",
     default: 10,

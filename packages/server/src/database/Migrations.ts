@@ -20,6 +20,8 @@ import m0011 from "./migrations/0011_heartbeats.js"
 import m0012 from "./migrations/0012_incidents.js"
 import m0013 from "./migrations/0013_status_pages.js"
 import m0014 from "./migrations/0014_page_viewers.js"
+import m0015 from "./migrations/0015_monitor_shares.js"
+import m0016 from "./migrations/0016_page_subscribers.js"
 
 export const loader = Migrator.fromRecord({
   "0001_instance": m0001,
@@ -35,7 +37,9 @@ export const loader = Migrator.fromRecord({
   "0011_heartbeats": m0011,
   "0012_incidents": m0012,
   "0013_status_pages": m0013,
-  "0014_page_viewers": m0014
+  "0014_page_viewers": m0014,
+  "0015_monitor_shares": m0015,
+  "0016_page_subscribers": m0016
 })
 
 const run = Migrator.make({})

@@ -24,6 +24,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Ids.js"
+import { PageEvents } from "../subscribers/PageEvents.js"
 
 export const notFound = ApiError.make("NOT_FOUND", "No such incident")
 
@@ -118,6 +119,7 @@ export const coalesce = (
 export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pageEvents = yield* PageEvents
 
     const select = sql`
       SELECT i.id, i.origin, CASE WHEN i.ended_at IS NULL THEN 'open' ELSE 'closed' END AS status,
@@ -239,6 +241,7 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
               }
               yield* update(id, null, "Incident declared", by, now)
               if (body.message !== undefined) yield* update(id, "investigating", body.message, by, now)
+              yield* pageEvents.incident(id, "opened")
             })
           )
           .pipe(Effect.orDie)
@@ -273,12 +276,23 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
       Effect.gen(function* () {
         const now = yield* DateTime.now
         const updateId = uuidv7()
-        const inserted = yield* sql<{ id: string }>`
-          INSERT INTO incident_updates (id, incident_id, kind, phase, message, created_by, created_at)
-          SELECT ${updateId}, i.id, 'update', ${body.phase}, ${body.message}, ${by}, ${date(now)}
-          FROM incidents i WHERE i.id = ${id} AND i.org_id = ${orgId}
-          RETURNING id
-        `.pipe(Effect.orDie)
+        // The update and its announcement to page subscribers commit together.
+        const inserted = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const rows = yield* sql<{ id: string }>`
+                INSERT INTO incident_updates (id, incident_id, kind, phase, message, created_by, created_at)
+                SELECT ${updateId}, i.id, 'update', ${body.phase}, ${body.message}, ${by}, ${date(now)}
+                FROM incidents i WHERE i.id = ${id} AND i.org_id = ${orgId}
+                RETURNING id
+              `
+              if (rows.length > 0) {
+                yield* pageEvents.incident(id, "update", { id: updateId, phase: body.phase, message: body.message })
+              }
+              return rows
+            })
+          )
+          .pipe(Effect.orDie)
         if (inserted.length === 0) return undefined
         const all = yield* updates(id)
         return all.find((u) => u.id === updateId)
@@ -298,6 +312,7 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
               WHERE id = ${id} AND ended_at IS NULL
             `
             yield* update(id, null, "Resolved", by, now)
+            yield* pageEvents.incident(id, "resolved")
           })
         )
         .pipe(Effect.orDie)
@@ -387,5 +402,6 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
       metrics,
       periods
     }
-  })
+  }),
+  dependencies: [PageEvents.Default]
 }) {}

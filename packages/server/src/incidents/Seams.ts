@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import { Maintenance } from "../maintenance/Maintenance.js"
 import { Deliveries } from "../notify/Deliveries.js"
 import { Notices } from "../notify/Notices.js"
+import { PageEvents } from "../subscribers/PageEvents.js"
 
 /** A notification the incident engine asks for (`IncidentMachine.Notify`), addressed and ready for the outbox. */
 export interface Notice {
@@ -47,23 +48,34 @@ export class DeliveryLog extends Context.Tag("Signalman/DeliveryLog")<
   { readonly forIncident: (incidentId: string) => Effect.Effect<ReadonlyArray<Notification.Delivery>> }
 >() {}
 
-/** Notices into the notification outbox. */
+/**
+ * Notices into the notification outbox; an incident opening or closing is also announced to the subscribers of the
+ * status pages showing its monitor (in the same transaction).
+ */
 export const outboxNotices = Layer.effect(
   IncidentNotices,
-  Effect.map(Notices, (outbox) => ({
-    enqueue: (notice: Notice) =>
-      Effect.asVoid(
-        outbox.enqueue({
-          org_id: notice.orgId,
-          target_id: notice.targetId,
-          incident_id: notice.incidentId,
-          kind: notice.kind,
-          payload: notice.payload,
-          dedupe_key: notice.dedupeKey
+  Effect.gen(function* () {
+    const outbox = yield* Notices
+    const pageEvents = yield* PageEvents
+    return {
+      enqueue: (notice: Notice) =>
+        Effect.gen(function* () {
+          yield* outbox.enqueue({
+            org_id: notice.orgId,
+            target_id: notice.targetId,
+            incident_id: notice.incidentId,
+            kind: notice.kind,
+            payload: notice.payload,
+            dedupe_key: notice.dedupeKey
+          })
+          if (notice.kind === "opened") yield* pageEvents.incident(notice.incidentId, "opened")
+          if (notice.kind === "recovered" || notice.kind === "resolved") {
+            yield* pageEvents.incident(notice.incidentId, "resolved")
+          }
         })
-      )
-  }))
-)
+    }
+  })
+).pipe(Layer.provide(PageEvents.Default))
 
 /** Suppression by maintenance windows. */
 export const maintenanceSuppression = Layer.effect(

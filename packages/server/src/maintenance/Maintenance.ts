@@ -31,6 +31,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Ids.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import { PageEvents } from "../subscribers/PageEvents.js"
 
 const WindowRow = Schema.Struct({
   id: MaintenanceWindowId,
@@ -129,6 +130,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const quotaEvents = yield* QuotaEvents
+    const pageEvents = yield* PageEvents
     const decodeWindows = Schema.decodeUnknown(Schema.Array(WindowRow))
     const decodeUpdates = Schema.decodeUnknown(Schema.Array(UpdateRow))
 
@@ -293,6 +295,8 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
                 ${window.suppress_alerts}, ${userId}, ${writeSource})
             `
             yield* writeComponents(id, window.components)
+            // A window already running is announced when the sweep sees it start, not as scheduled.
+            if (MaintenanceWindow.statusAt(window, now) === "upcoming") yield* pageEvents.maintenance(id, "scheduled")
             return { _tag: "Created" } as const
           })
         )
@@ -369,10 +373,12 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
       locked(org, id, (found) =>
         Effect.gen(function* () {
           yield* fromEither(MaintenanceWindow.postUpdate(stateOf(found)))
+          const updateId = uuidv7()
           yield* sql`
             INSERT INTO maintenance_updates (id, window_id, message, status, created_by)
-            VALUES (${uuidv7()}, ${found.id}, ${input.message}, ${input.status ?? null}, ${userId})
+            VALUES (${updateId}, ${found.id}, ${input.message}, ${input.status ?? null}, ${userId})
           `
+          yield* pageEvents.maintenance(found.id, "update", { id: updateId, message: input.message })
         })
       )
 
@@ -421,5 +427,5 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
 
     return { one, list, create, update, cancel, postUpdate, suppressing, suppressingAmong, forTargets }
   }),
-  dependencies: [QuotaEvents.Default]
+  dependencies: [QuotaEvents.Default, PageEvents.Default]
 }) {}

@@ -18,23 +18,33 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../Config.js"
+import { SubscriberMail } from "../subscribers/SubscriberMail.js"
 import * as Message from "./Message.js"
 import { Sender } from "./Sender.js"
 import type * as Transport from "./Transport.js"
 
+// A claimed delivery goes to a channel or (a page notice) to a status-page subscriber; the notice is decoded by
+// the path that sends it.
 const Claimed = Schema.Struct({
   id: Schema.String,
   attempts: Schema.Int,
   notice_id: Schema.String,
-  notice_kind: Notification.NoticeKind,
-  payload: Notification.NoticePayload,
+  notice_kind: Schema.String,
+  payload: Schema.Unknown,
   notice_created_at: Schema.DateTimeUtcFromDate,
   channel_kind: Schema.NullOr(Channel.ChannelKind),
   config: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   secrets: Schema.NullOr(Schema.String),
-  enabled: Schema.NullOr(Schema.Boolean)
+  enabled: Schema.NullOr(Schema.Boolean),
+  subscriber_id: Schema.NullOr(Schema.String),
+  subscriber_email: Schema.NullOr(Schema.String),
+  unsubscribe_token_sealed: Schema.NullOr(Schema.String),
+  subscriber_inactive: Schema.NullOr(Schema.Boolean)
 })
 type Claimed = typeof Claimed.Type
+
+const ChannelNotice = Schema.Struct({ kind: Notification.NoticeKind, payload: Notification.NoticePayload })
+const decodeChannelNotice = Schema.decodeUnknown(ChannelNotice)
 
 const LogRow = Schema.Struct({
   id: Schema.String,
@@ -57,6 +67,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const sender = yield* Sender
+    const subscriberMail = yield* SubscriberMail
     const config = yield* AppConfig
     const policy: DeliveryBackoff.Policy = {
       base_ms: config["notifier.backoff_base_ms"],
@@ -91,8 +102,11 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
         if (claimed.length === 0) return []
         return yield* sql`
           SELECT d.id::text AS id, d.attempts, n.id::text AS notice_id, n.kind AS notice_kind, n.payload,
-            n.created_at AS notice_created_at, c.kind AS channel_kind, c.config, c.secrets, c.enabled
+            n.created_at AS notice_created_at, c.kind AS channel_kind, c.config, c.secrets, c.enabled,
+            d.subscriber_id::text AS subscriber_id, s.email AS subscriber_email, s.unsubscribe_token_sealed,
+            (s.unsubscribed_at IS NOT NULL OR s.confirmed_at IS NULL) AS subscriber_inactive
           FROM deliveries d JOIN notices n ON n.id = d.notice_id LEFT JOIN channels c ON c.id = d.channel_id
+            LEFT JOIN status_page_subscribers s ON s.id = d.subscriber_id
           WHERE d.id IN ${sql.in(claimed.map((row) => row.id))}
         `.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Claimed))))
       }).pipe(Effect.orDie)
@@ -132,17 +146,32 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
 
     const attempt = (delivery: Claimed) =>
       Effect.gen(function* () {
+        if (delivery.subscriber_id !== null) {
+          // The subscriber row goes with its delivery (cascade), so a claimed one has its fields.
+          const sent = yield* subscriberMail.deliver(
+            {
+              email: delivery.subscriber_email ?? "",
+              unsubscribeSealed: delivery.unsubscribe_token_sealed ?? "",
+              inactive: delivery.subscriber_inactive !== false
+            },
+            delivery.payload
+          )
+          return yield* record(delivery, sent.outcome, sent.final)
+        }
         if (delivery.channel_kind === null || delivery.config === null) {
           return yield* record(delivery, { ok: false, status_code: null, error: "the channel was deleted" }, true)
         }
         if (delivery.enabled !== true) {
           return yield* record(delivery, { ok: false, status_code: null, error: "the channel is disabled" }, true)
         }
+        const notice = yield* decodeChannelNotice({ kind: delivery.notice_kind, payload: delivery.payload }).pipe(
+          Effect.orDie
+        )
         const message = Message.fromNotice({
           id: delivery.notice_id,
-          kind: delivery.notice_kind,
+          kind: notice.kind,
           created_at: delivery.notice_created_at,
-          payload: delivery.payload
+          payload: notice.payload
         })
         const outcome = yield* sender.send(
           { kind: delivery.channel_kind, config: delivery.config, secrets: delivery.secrets },
@@ -216,5 +245,5 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
 
     return { deliverDue, forIncident, sendTest }
   }),
-  dependencies: [Sender.Default]
+  dependencies: [Sender.Default, SubscriberMail.Default]
 }) {}

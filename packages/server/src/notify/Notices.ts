@@ -23,7 +23,11 @@ export interface NewNotice {
 
 const encodePayload = Schema.encodeSync(Notification.NoticePayload)
 
-const Pending = Schema.Struct({ id: Schema.String, target_id: Schema.String })
+const Pending = Schema.Struct({
+  id: Schema.String,
+  target_id: Schema.NullOr(Schema.String),
+  page_id: Schema.NullOr(Schema.String)
+})
 const Bound = Schema.Struct({ id: Schema.String, name: Schema.String, kind: Schema.String })
 
 export class Notices extends Effect.Service<Notices>()("Signalman/Notices", {
@@ -44,6 +48,27 @@ export class Notices extends Effect.Service<Notices>()("Signalman/Notices", {
       )
 
     /**
+     * A page notice (docs/status-pages.md, "Subscribers"): one delivery per subscriber of the page confirmed and
+     * still subscribed at this moment.
+     */
+    const toSubscribers = (noticeId: string, pageId: string) =>
+      Effect.gen(function* () {
+        const subscribers = yield* sql<{ id: string }>`
+          SELECT id::text AS id FROM status_page_subscribers
+          WHERE page_id = ${pageId} AND confirmed_at IS NOT NULL AND unsubscribed_at IS NULL
+        `
+        if (subscribers.length === 0) return
+        yield* sql`
+          INSERT INTO deliveries (id, notice_id, channel_id, channel_name, channel_kind, status, next_attempt_at,
+            subscriber_id)
+          SELECT x.id, ${noticeId}, NULL, 'subscriber', 'subscriber_email', 'pending', now(), x.subscriber_id
+          FROM unnest(${subscribers.map(() => uuidv7())}::uuid[], ${subscribers.map((s) => s.id)}::uuid[])
+            AS x(id, subscriber_id)
+          ON CONFLICT (notice_id, subscriber_id) WHERE subscriber_id IS NOT NULL DO NOTHING
+        `
+      })
+
+    /**
      * Turns up to `limit` new notices into deliveries, in one transaction; notices another worker holds are skipped.
      * Channels are read now, not when the incident opened: a channel deleted or disabled in between gets nothing,
      * and a binding left pointing at a deleted channel matches no row. The channel's name and kind are copied so
@@ -54,11 +79,15 @@ export class Notices extends Effect.Service<Notices>()("Signalman/Notices", {
         .withTransaction(
           Effect.gen(function* () {
             const pending = yield* sql`
-              SELECT id::text AS id, target_id::text AS target_id FROM notices
+              SELECT id::text AS id, target_id::text AS target_id, page_id::text AS page_id FROM notices
               WHERE fanned_out_at IS NULL ORDER BY created_at, id LIMIT ${limit}
               FOR UPDATE SKIP LOCKED
             `.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Pending))))
             for (const notice of pending) {
+              if (notice.page_id !== null) {
+                yield* toSubscribers(notice.id, notice.page_id)
+                continue
+              }
               const channels = yield* sql`
                 SELECT c.id::text AS id, c.name, c.kind
                 FROM targets t

@@ -36,7 +36,14 @@ export type InvitationRow = typeof InvitationRow.Type
  * holds none; each feature adds its count here as it lands.
  */
 const pooledCounts = (sql: SqlClient.SqlClient, accountId: string) =>
-  sql<{ orgs: number; members: number; invitations: number; channels: number; maintenance: number }>`
+  sql<{
+    orgs: number
+    members: number
+    invitations: number
+    channels: number
+    maintenance: number
+    shared_monitors: number
+  }>`
     SELECT
       (SELECT count(*) FROM orgs WHERE account_id = ${accountId} AND deleted_at IS NULL)::int AS orgs,
       (SELECT count(DISTINCT m.user_id) FROM memberships m JOIN orgs o ON o.id = m.org_id
@@ -48,14 +55,18 @@ const pooledCounts = (sql: SqlClient.SqlClient, accountId: string) =>
         WHERE c.account_id = ${accountId} AND o.deleted_at IS NULL)::int AS channels,
       (SELECT count(*) FROM maintenance_windows w JOIN orgs o ON o.id = w.org_id
         WHERE w.account_id = ${accountId} AND o.deleted_at IS NULL AND w.deleted_at IS NULL
-          AND w.ends_at > now())::int AS maintenance
+          AND w.ends_at > now())::int AS maintenance,
+      (SELECT count(DISTINCT s.target_id) FROM monitor_shares s JOIN orgs o ON o.id = s.org_id
+        WHERE s.account_id = ${accountId} AND o.deleted_at IS NULL AND s.revoked_at IS NULL
+          AND (s.expires_at IS NULL OR s.expires_at > now()))::int AS shared_monitors
   `.pipe(
     Effect.map(([row]) => ({
       max_orgs: row?.orgs ?? 0,
       max_members: row?.members ?? 0,
       max_pending_invitations: row?.invitations ?? 0,
       max_notification_channels: row?.channels ?? 0,
-      max_maintenance_windows: row?.maintenance ?? 0
+      max_maintenance_windows: row?.maintenance ?? 0,
+      max_shared_monitors: row?.shared_monitors ?? 0
     })),
     Effect.orDie
   )

@@ -10,6 +10,8 @@ export interface CaughtMail {
   readonly to: string
   readonly subject: string
   readonly text: string
+  /** Every header field as sent, lower-case name and the raw line. */
+  readonly headerLines: ReadonlyArray<{ readonly key: string; readonly line: string }>
 }
 
 export interface SmtpCatcher {
@@ -30,7 +32,12 @@ export const make: Effect.Effect<SmtpCatcher, never, Scope.Scope> = Effect.acqui
         simpleParser(stream)
           .then((parsed) => {
             for (const rcpt of session.envelope.rcptTo) {
-              caught.push({ to: rcpt.address.toLowerCase(), subject: parsed.subject ?? "", text: parsed.text ?? "" })
+              caught.push({
+                to: rcpt.address.toLowerCase(),
+                subject: parsed.subject ?? "",
+                text: parsed.text ?? "",
+                headerLines: parsed.headerLines.map((h) => ({ key: h.key, line: h.line }))
+              })
             }
             callback()
           })
