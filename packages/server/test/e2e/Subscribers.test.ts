@@ -40,6 +40,15 @@ const createTarget = (person: Person, name: string) =>
   )
 
 /** A page of the target's org, straight in the database (the page API is another feature). */
+// A private page's access as the management API stores it: the email code is its way in.
+const privateAccess = {
+  protected: true,
+  email_code: { enabled: true, allow: ["@example.com"] },
+  session_days: 7,
+  recheck_days: null,
+  password: { enabled: false }
+}
+
 const makePage = (
   server: TestServer.Running,
   targetId: string,
@@ -56,7 +65,7 @@ const makePage = (
       INSERT INTO status_pages (id, org_id, account_id, slug, name, published, branding, access, write_source)
       VALUES (${id}, ${target.org_id}, ${target.account_id}, ${slug}, ${`${slug} status`}, ${options.published ?? true},
         ${JSON.stringify({ primary_color: null, theme: "auto", hide_powered_by: false })}::jsonb,
-        ${options.protected === true ? JSON.stringify({ protected: true }) : null}::jsonb, 'api')
+        ${options.protected === true ? JSON.stringify(privateAccess) : null}::jsonb, 'api')
     `
     yield* server.sql`
       INSERT INTO status_page_components (page_id, target_id, public_name, sort_order)
