@@ -66,6 +66,7 @@ import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
 import * as PageGate from "./statuspages/PageGate.js"
+import * as PublicFastPath from "./statuspages/PublicFastPath.js"
 import * as PublicHttp from "./statuspages/PublicHttp.js"
 import * as PublicPages from "./statuspages/PublicPages.js"
 import { PublicSnapshot } from "./statuspages/PublicSnapshot.js"
@@ -122,7 +123,9 @@ const http = (config: Config.Values) => {
             Pages.layer,
             InvitationPages.layer,
             PublicPages.layer,
-            PublicPages.customDomain
+            PublicPages.customDomain,
+            // Cache hits of public pages, answered by the listener from the same snapshots.
+            PublicFastPath.layer(server)
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
             Layer.provide([
