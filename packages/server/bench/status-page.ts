@@ -73,12 +73,33 @@ const seed = (orgId: string, accountId: string) =>
 interface Subject {
   readonly label: string
   readonly path: string
+  /** A property every answer's body must have (the status is checked apart: every answer must be 200). */
   readonly verify: (body: string) => boolean
 }
 
+/** One measurement, and every way its answers fell short: none is allowed. */
+interface Round {
+  readonly rps: number
+  readonly requests: number
+  /** Answers by status code; anything but 200 is a failure. */
+  readonly statuses: Readonly<Record<string, number>>
+  /** Socket errors and timeouts by message (autocannon counts a timeout as an error too: counted once here). */
+  readonly errors: Readonly<Record<string, number>>
+  /** 200 answers whose body failed `verify`, and the start of the first such body. */
+  readonly mismatches: number
+  readonly firstMismatch: string | null
+}
+
+const failuresOf = (round: Round): number =>
+  Object.entries(round.statuses).reduce((n, [code, count]) => (code === "200" ? n : n + count), 0) +
+  Object.values(round.errors).reduce((n, count) => n + count, 0) +
+  round.mismatches
+
 const run = (origin: string, subject: Subject, seconds: number) =>
-  new Promise<{ rps: number; errors: number; non2xx: number; mismatches: number }>((resolve, reject) => {
+  new Promise<Round>((resolve, reject) => {
     let mismatches = 0
+    let firstMismatch: string | null = null
+    const errors: Record<string, number> = {}
     const instance = autocannon(
       {
         url: `${origin}${subject.path}`,
@@ -88,21 +109,30 @@ const run = (origin: string, subject: Subject, seconds: number) =>
         timeout: 10,
         verifyBody: (received: unknown) => {
           const ok = typeof received === "string" && subject.verify(received)
-          if (!ok) mismatches++
+          if (!ok) {
+            mismatches++
+            firstMismatch ??= typeof received === "string" ? received.slice(0, 200) : String(received)
+          }
           return ok
         }
       },
       (error, result) => {
         if (error !== null && error !== undefined) return reject(error)
+        const statuses: Record<string, number> = {}
+        for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0
         resolve({
           rps: result.requests.average,
-          errors: result.errors + result.timeouts,
-          non2xx: result.non2xx,
-          mismatches
+          requests: result.requests.total,
+          statuses,
+          errors,
+          mismatches,
+          firstMismatch
         })
       }
     )
-    void instance
+    instance.on("reqError", (error: Error) => {
+      errors[error.message] = (errors[error.message] ?? 0) + 1
+    })
   })
 
 const main = async () => {
@@ -144,18 +174,32 @@ const main = async () => {
       {
         label: "GET /api/public/v1/status?page=",
         path: `/api/public/v1/status?page=${SLUG}`,
-        verify: (b) => b.startsWith('{"page":')
+        verify: (b) => b.startsWith('{"page":{"id":') && b.endsWith("}")
       },
-      { label: "GET /p/<slug> (HTML)", path: `/p/${SLUG}`, verify: (b) => b.startsWith("<!doctype html>") }
+      {
+        label: "GET /p/<slug> (HTML)",
+        path: `/p/${SLUG}`,
+        verify: (b) => b.startsWith("<!doctype html>") && b.endsWith("</html>")
+      }
     ]
-    for (const subject of subjects) await run(running.origin, subject, 2)
-    const figures = new Map<string, Array<number>>(subjects.map((s) => [s.label, []]))
+    // Warm-up rounds are checked like the measured ones: a failure anywhere fails the run.
+    const problems: Array<string> = []
     let failures = 0
+    const check = (label: string, round: Round) => {
+      const n = failuresOf(round)
+      if (n === 0) return
+      failures += n
+      problems.push(
+        `${label}: ${n} failed of ${round.requests} (statuses ${JSON.stringify(round.statuses)}, errors ${JSON.stringify(round.errors)}, body mismatches ${round.mismatches}${round.firstMismatch === null ? "" : `, first: ${JSON.stringify(round.firstMismatch)}`})`
+      )
+    }
+    for (const subject of subjects) check(`warm-up ${subject.label}`, await run(running.origin, subject, 2))
+    const figures = new Map<string, Array<number>>(subjects.map((s) => [s.label, []]))
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? subjects : [...subjects].reverse()
       for (const subject of order) {
         const result = await run(running.origin, subject, seconds)
-        failures += result.errors + result.non2xx + result.mismatches
+        check(`round ${round + 1} ${subject.label}`, result)
         figures.get(subject.label)?.push(result.rps)
         process.stdout.write(`round ${round + 1} ${subject.label}: ${fmt(result.rps)} req/s\n`)
       }
@@ -174,7 +218,8 @@ const main = async () => {
       rounds,
       healthz_rps: healthz,
       results,
-      failures
+      failures,
+      problems
     }
     mkdirSync(path.dirname(outFile), { recursive: true })
     writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`)
@@ -185,6 +230,8 @@ const main = async () => {
       )
     }
     process.stdout.write(`HTML page: ${fmt(report.page.html_bytes / 1024)} KiB; failed requests: ${failures}\n`)
+    for (const problem of problems) process.stderr.write(`FAILED ${problem}\n`)
+    // A failed answer fails the run; the aim not being met is reported, not a failure.
     if (failures > 0) process.exitCode = 1
   } finally {
     await stopAll()

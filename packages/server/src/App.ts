@@ -70,6 +70,7 @@ import * as SharePage from "./shares/Page.js"
 import { Shares } from "./shares/Shares.js"
 import * as StatusPagesHttp from "./statuspages/Http.js"
 import * as Logos from "./statuspages/Logos.js"
+import * as PublicFastPath from "./statuspages/PublicFastPath.js"
 import * as PublicHttp from "./statuspages/PublicHttp.js"
 import * as PublicPages from "./statuspages/PublicPages.js"
 import { PublicSnapshot } from "./statuspages/PublicSnapshot.js"
@@ -138,7 +139,9 @@ const http = (config: Config.Values) => {
             PublicPages.layer,
             PublicPages.customDomain,
             SharePage.layer,
-            SubscriberPages.layer
+            SubscriberPages.layer,
+            // Cache hits of public pages, answered by the listener from the same snapshots.
+            PublicFastPath.layer(server)
           ).pipe(
             Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
             Layer.provide([

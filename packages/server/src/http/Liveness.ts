@@ -34,6 +34,8 @@ const answer = (request: Http.IncomingMessage, response: Http.ServerResponse): v
 }
 
 export type RequestListener = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+/** Answers the request and returns true, or writes nothing and returns false. */
+export type Shortcut = (request: Http.IncomingMessage, response: Http.ServerResponse) => boolean
 // The listener type of EventEmitter's catch-all `on`, whatever event it serves.
 type Listener = Parameters<EventEmitter["on"]>[1]
 
@@ -47,6 +49,7 @@ export class Server extends Http.Server {
   private readonly wrapped = new WeakMap<object, RequestListener>()
   private lifecycle: Lifecycle | undefined
   private readonly direct: Array<{ readonly prefix: string; readonly handle: RequestListener }> = []
+  private readonly shortcuts: Array<Shortcut> = []
 
   /**
    * Serves every path under `prefix` with `handle`, from the listener like liveness (the ping URLs: no auth, any
@@ -54,6 +57,14 @@ export class Server extends Http.Server {
    */
   route(prefix: string, handle: RequestListener): void {
     this.direct.push({ prefix, handle })
+  }
+
+  /**
+   * Lets `handle` answer a request from the listener when it can (cache hits of public status pages); when it
+   * returns false, having written nothing, the request goes on to the Effect handler unchanged.
+   */
+  shortcut(handle: Shortcut): void {
+    this.shortcuts.push(handle)
   }
 
   /** Counts probes as in-flight requests, so a drain sees them like any other. */
@@ -72,7 +83,21 @@ export class Server extends Http.Server {
         response.once("close", () => lifecycle?.leave())
         return route.handle(request, response)
       }
-      if (!isLiveness(request)) return listener(request, response)
+      if (!isLiveness(request)) {
+        for (const shortcut of this.shortcuts) {
+          const lifecycle = this.lifecycle
+          lifecycle?.enter()
+          let answered = false
+          try {
+            answered = shortcut(request, response)
+          } finally {
+            if (answered) response.once("close", () => lifecycle?.leave())
+            else lifecycle?.leave()
+          }
+          if (answered) return
+        }
+        return listener(request, response)
+      }
       this.lifecycle?.enter()
       try {
         answer(request, response)

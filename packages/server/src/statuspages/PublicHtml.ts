@@ -9,7 +9,7 @@ import { contrastRatio, textOn } from "@signalman/core/PublicStatus"
 import * as DateTime from "effect/DateTime"
 import { escapeHtml as e } from "../http/Html.js"
 import type { Snapshot } from "./PublicSnapshot.js"
-import { formatDay, formatInstant, formatPct, type Text, texts } from "./PublicText.js"
+import { formatInstant, formatPct, formatShortDay, type Text, texts } from "./PublicText.js"
 
 export const REFRESH_SCRIPT_PATH = "/status-assets/refresh.js"
 
@@ -96,8 +96,12 @@ ul.components>li:first-child{border-top:0}
 .st-major_outage{color:#cf222e}.st-maintenance{color:#0969da}.st-unknown{color:var(--muted)}
 @media (prefers-color-scheme:dark){.st-operational{color:#3fb950}.st-degraded{color:#d29922}.st-partial_outage{color:#db6d28}.st-major_outage{color:#f85149}.st-maintenance{color:#4493f8}}
 ol.bars{display:flex;gap:1px;list-style:none;margin:.5rem 0 .25rem;padding:0;height:2rem}
-ol.bars li{flex:1;border-radius:1px;min-width:1px}
-${(Object.keys(colors) as Array<keyof typeof colors>).map((k) => `.b-${k}{background:${colors[k]}}`).join("")}
+ol.bars li{flex:1;border-radius:1px;min-width:1px;background:${colors.operational}}
+${(Object.keys(barClass) as Array<PublicStatus.DayStatus>)
+  .filter((k) => k !== "operational")
+  .map((k) => `ol.bars .b-${barClass[k]}{background:${colors[k]}}`)
+  .join("")}
+.b-p,.b-m{box-shadow:inset 0 -.6rem 0 rgba(0,0,0,.35)}
 .v{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .scale{display:flex;justify-content:space-between;color:var(--muted);font-size:.75rem}
 ol.timeline{list-style:none;padding:0;margin:.5rem 0 0}
@@ -163,23 +167,56 @@ ${latest === undefined ? "" : `<p><strong>${e(latest.status === null ? t.updates
 </article>`
 }
 
-const bars = (snapshot: Snapshot, id: string, days: number) => {
+// Day bars carry a one-letter class: 4,500 bars on a page of 50 components make every byte count.
+const barClass: Record<PublicStatus.DayStatus, string> = {
+  operational: "o",
+  degraded: "d",
+  partial_outage: "p",
+  major_outage: "m",
+  maintenance: "x",
+  no_data: "n"
+}
+
+const NOTABLE: ReadonlyArray<PublicStatus.DayStatus> = ["major_outage", "partial_outage", "degraded", "maintenance"]
+
+/**
+ * A component's day bars and their text. Each bar has a short label (day, status when not operational, uptime) as
+ * its tooltip; the text everyone gets, screen readers and keyboards included, is one line under the bars: the
+ * uptime, then each day that was not operational, by status. So nothing is told by colour alone, and the page does
+ * not repeat a sentence for each of the 90 days of every component.
+ */
+const bars = (snapshot: Snapshot, component: PublicStatus.PublicComponent, days: number) => {
   const page = snapshot.status.page
   const t = texts[page.locale]
-  const all = snapshot.bars.get(id) ?? []
+  const all = snapshot.bars.get(component.id) ?? []
   const shown = all.slice(Math.max(0, all.length - days))
-  const items = shown
-    .map((bar) => {
-      const parts = [t.status[bar.status]]
-      if (bar.uptime_pct !== null) parts.push(`${formatPct(page.locale, bar.uptime_pct)} ${t.uptime}`)
-      if (bar.incidents > 0) parts.push(t.incidentsOn(bar.incidents))
-      if (bar.maintenance && bar.status !== "maintenance") parts.push(t.maintenance)
-      const label = `${formatDay(page.locale, bar.date)}: ${parts.join(", ")}`
-      return `<li class="b-${bar.status}" title="${e(label)}"><span class="v">${e(label)}</span></li>`
+  const notable = new Map<PublicStatus.DayStatus, Array<string>>()
+  let items = ""
+  for (const bar of shown) {
+    const day = formatShortDay(page.locale, bar.date)
+    let label = day
+    if (bar.status !== "operational") label += ` ${t.status[bar.status]}`
+    if (bar.uptime_pct !== null) label += ` ${formatPct(page.locale, bar.uptime_pct, 2)}`
+    // Operational is the list's own colour; the end tag of a list item is implied by the next one.
+    items += `<li${bar.status === "operational" ? "" : ` class=b-${barClass[bar.status]}`} title="${e(label)}">`
+    if (NOTABLE.includes(bar.status)) {
+      const list = notable.get(bar.status) ?? []
+      list.push(bar.incidents > 0 ? `${day} (${t.incidentsOn(bar.incidents)})` : day)
+      notable.set(bar.status, list)
+    }
+  }
+  const uptime =
+    component.uptime_pct === null ? t.noData : `${formatPct(page.locale, component.uptime_pct)} ${t.uptime}`
+  const summary = [
+    uptime,
+    ...NOTABLE.flatMap((status) => {
+      const list = notable.get(status)
+      return list === undefined ? [] : [`${t.status[status]}: ${list.join(", ")}`]
     })
-    .join("")
-  return `<ol class="bars" aria-label="${e(t.history(days))}">${items}</ol>
-<div class="scale" aria-hidden="true"><span>${e(t.daysAgo(days))}</span><span>${e(t.today)}</span></div>`
+  ].join(" · ")
+  return `<ol class="bars" aria-hidden="true">${items}</ol>
+<div class="scale" aria-hidden="true"><span>${e(t.daysAgo(days))}</span><span>${e(t.today)}</span></div>
+<p class="meta"><span class="v">${e(t.history(days))}: </span>${e(summary)}</p>`
 }
 
 const componentItem = (snapshot: Snapshot, component: PublicStatus.PublicComponent) => {
@@ -188,8 +225,7 @@ const componentItem = (snapshot: Snapshot, component: PublicStatus.PublicCompone
   return `<li>
 <div class="row"><span class="name">${e(component.name)}</span><span class="st st-${component.status}">${e(t.status[component.status])}</span></div>
 ${component.description === null ? "" : `<p class="meta">${e(component.description)}</p>`}
-${bars(snapshot, component.id, 90)}
-<p class="meta">${component.uptime_pct === null ? e(t.noData) : `${e(formatPct(page.locale, component.uptime_pct))} ${e(t.uptime)}`}</p>
+${bars(snapshot, component, 90)}
 </li>`
 }
 

@@ -12,12 +12,16 @@ import { SignalmanApi } from "@signalman/core/api/Api"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { type Admitted, cacheControl, resolve } from "./PublicAccess.js"
-import { PublicSnapshot } from "./PublicSnapshot.js"
+import * as PublicAnswers from "./PublicAnswers.js"
+import * as PublicBytes from "./PublicBytes.js"
+import { PublicSnapshot, type Snapshot } from "./PublicSnapshot.js"
 
 const notOnPage = (what: string) => ApiError.make("NOT_FOUND", `No such ${what} on this page`)
 
 /** Resolves and admits the request, and sets the answer's Cache-Control once it is known. */
-const admitted = (slug: string | undefined) =>
+const admitted = (slug: string | undefined) => Effect.map(admittedWith(slug), ({ snapshot }) => snapshot)
+
+const admittedWith = (slug: string | undefined) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     let header = "no-store"
@@ -27,13 +31,19 @@ const admitted = (slug: string | undefined) =>
     const result: Admitted = yield* resolve(request, slug)
     header = cacheControl(result.admission)
     const snapshots = yield* PublicSnapshot
-    return yield* snapshots.snapshot(result.page)
+    return { snapshot: yield* snapshots.snapshot(result.page), request, cache: header }
   })
+
+/** An answer encoded once per snapshot, with its ETag, 304 and compressed variants. */
+const encoded = (slug: string | undefined, pick: (snapshot: Snapshot) => PublicBytes.Encoded) =>
+  Effect.map(admittedWith(slug), ({ cache, request, snapshot }) =>
+    PublicBytes.toResponse(PublicBytes.answer(pick(snapshot), PublicBytes.conditionsOf(request.headers), cache))
+  )
 
 export const layer = HttpApiBuilder.group(SignalmanApi, "public", (handlers) =>
   Effect.succeed(
     handlers
-      .handle("status", ({ urlParams }) => Effect.map(admitted(urlParams.page), (snapshot) => snapshot.status))
+      .handle("status", ({ urlParams }) => encoded(urlParams.page, PublicAnswers.status))
       .handle("history", ({ path, urlParams }) =>
         Effect.gen(function* () {
           const snapshot = yield* admitted(urlParams.page)
@@ -65,12 +75,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "public", (handlers) =>
           return { ...incident, updates: snapshot.updates.get(id) ?? [] }
         })
       )
-      .handle("maintenance", ({ urlParams }) =>
-        Effect.map(admitted(urlParams.page), (snapshot) => ({
-          active: snapshot.status.active_maintenance,
-          upcoming: snapshot.upcoming
-        }))
-      )
+      .handle("maintenance", ({ urlParams }) => encoded(urlParams.page, PublicAnswers.maintenance))
       .handle("pastMaintenance", ({ urlParams }) =>
         Effect.map(admitted(urlParams.page), (snapshot) => ({
           data: snapshot.pastMaintenance.slice(urlParams.offset, urlParams.offset + urlParams.limit),

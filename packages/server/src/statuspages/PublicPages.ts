@@ -19,19 +19,18 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as ApiError from "@signalman/core/ApiError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import { publicBaseUrl } from "../Config.js"
 import { escapeHtml } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
 import type { PageGate } from "./PageGate.js"
 import { type Admitted, admit, cacheControl, resolve } from "./PublicAccess.js"
-import * as PublicBadge from "./PublicBadge.js"
-import * as PublicFeed from "./PublicFeed.js"
+import * as PublicAnswers from "./PublicAnswers.js"
+import * as PublicBytes from "./PublicBytes.js"
 import * as PublicHtml from "./PublicHtml.js"
-import { hostOf, notFound, type Page, PublicSnapshot, type Snapshot } from "./PublicSnapshot.js"
+import { hostOf, notFound, PublicSnapshot } from "./PublicSnapshot.js"
 
-export const FEED_PATH = "/api/public/v1/incidents.rss"
-export const BADGE_PATH = "/api/public/v1/badge.svg"
+export const FEED_PATH = PublicAnswers.FEED_PATH
+export const BADGE_PATH = PublicAnswers.BADGE_PATH
 
 export const routes: ReadonlyArray<Route> = [
   { method: "GET", path: "/p/:slug", body: "none" },
@@ -69,15 +68,6 @@ const errorsNotCached = HttpApp.appendPreResponseHandler((_, response) =>
   )
 )
 
-/** A rendering of the snapshot, made once per snapshot under `key`. */
-const rendered = (snapshot: Snapshot, key: string, render: () => string): string => {
-  const hit = snapshot.renders.get(key)
-  if (hit !== undefined) return hit
-  const body = render()
-  snapshot.renders.set(key, body)
-  return body
-}
-
 const isFragment = (params: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>) =>
   params["fragment"] === "1"
 
@@ -86,41 +76,34 @@ const one = (params: Readonly<Record<string, string | ReadonlyArray<string> | un
   return typeof value === "string" ? value : undefined
 }
 
+/** Sends `encoded` with the Cache-Control of the admission, its ETag, 304 and compressed variants. */
+const send = (admitted: Admitted, request: HttpServerRequest.HttpServerRequest, encoded: PublicBytes.Encoded) =>
+  PublicBytes.toResponse(
+    PublicBytes.answer(encoded, PublicBytes.conditionsOf(request.headers), cacheControl(admitted.admission))
+  )
+
 /** Serves a page's HTML (or its fragment) at `base`. */
-const pageHtml = (admitted: Admitted, base: string, fragmentOnly: boolean) =>
+const pageHtml = (
+  admitted: Admitted,
+  request: HttpServerRequest.HttpServerRequest,
+  base: string,
+  fragmentOnly: boolean
+) =>
   Effect.gen(function* () {
     const snapshots = yield* PublicSnapshot
     const snapshot = yield* snapshots.snapshot(admitted.page)
-    const place = { base, feed: feedUrl(admitted.page, base) }
-    const body = fragmentOnly
-      ? rendered(snapshot, `fragment:${base}`, () => PublicHtml.fragment(snapshot, place))
-      : rendered(snapshot, `html:${base}`, () => PublicHtml.statusPage(snapshot, place))
-    return respond(body, HTML, cacheControl(admitted.admission), {
-      "content-security-policy": PublicHtml.CSP,
-      "content-language": snapshot.status.page.locale
-    })
+    return send(admitted, request, PublicAnswers.pageHtml(snapshot, base, fragmentOnly))
   })
 
 /** Serves an incident's page at `<base>/incidents/<id>`; an incident not on the page is 404. */
-const incidentHtml = (admitted: Admitted, base: string, id: string) =>
+const incidentHtml = (admitted: Admitted, request: HttpServerRequest.HttpServerRequest, base: string, id: string) =>
   Effect.gen(function* () {
     const snapshots = yield* PublicSnapshot
     const snapshot = yield* snapshots.snapshot(admitted.page)
     const incident = snapshot.incidents.find((i) => i.id === id.toLowerCase())
     if (incident === undefined) return yield* Effect.fail(notFound)
-    const place = { base, feed: feedUrl(admitted.page, base) }
-    const body = rendered(snapshot, `incident:${base}:${incident.id}`, () =>
-      PublicHtml.incidentPage(snapshot, place, incident)
-    )
-    return respond(body, HTML, cacheControl(admitted.admission), {
-      "content-security-policy": PublicHtml.CSP,
-      "content-language": snapshot.status.page.locale
-    })
+    return send(admitted, request, PublicAnswers.incidentHtml(snapshot, base, incident))
   })
-
-/** The feed's path for a page shown at `base`: on its own host the page is implied. */
-const feedUrl = (page: Page, base: string) =>
-  base === "" ? FEED_PATH : `${FEED_PATH}?page=${encodeURIComponent(page.slug)}`
 
 const redirect = (location: string) =>
   HttpServerResponse.empty({ status: 301, headers: { location, "cache-control": "public, max-age=300" } })
@@ -160,8 +143,8 @@ export const customDomain = HttpApiBuilder.middleware(
             Effect.gen(function* () {
               const admitted = yield* admit(page, request)
               return incident === null
-                ? yield* pageHtml(admitted, "", params.get("fragment") === "1")
-                : yield* incidentHtml(admitted, "", decodeURIComponent(incident[1] ?? ""))
+                ? yield* pageHtml(admitted, request, "", params.get("fragment") === "1")
+                : yield* incidentHtml(admitted, request, "", decodeURIComponent(incident[1] ?? ""))
             })
           )
         }).pipe(Effect.provide(context))
@@ -197,7 +180,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           Effect.gen(function* () {
             const page = yield* bySlug(slug)
             const admitted = yield* admit(page, request)
-            return yield* pageHtml(admitted, `/p/${page.slug}`, isFragment(search))
+            return yield* pageHtml(admitted, request, `/p/${page.slug}`, isFragment(search))
           })
         )
       })
@@ -212,7 +195,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           Effect.gen(function* () {
             const page = yield* bySlug(slug)
             const admitted = yield* admit(page, request)
-            return yield* incidentHtml(admitted, `/p/${page.slug}`, id ?? "")
+            return yield* incidentHtml(admitted, request, `/p/${page.slug}`, id ?? "")
           })
         )
       })
@@ -230,7 +213,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         return yield* asHtml(
           Effect.gen(function* () {
             const admitted = yield* admit(yield* defaultPage, request)
-            return yield* pageHtml(admitted, "/status", isFragment(search))
+            return yield* pageHtml(admitted, request, "/status", isFragment(search))
           })
         )
       })
@@ -244,7 +227,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         return yield* asHtml(
           Effect.gen(function* () {
             const admitted = yield* admit(yield* defaultPage, request)
-            return yield* incidentHtml(admitted, "/status", id ?? "")
+            return yield* incidentHtml(admitted, request, "/status", id ?? "")
           })
         )
       })
@@ -263,9 +246,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           hostOf(request.headers["host"]) === admitted.page.customDomain.toLowerCase()
         const origin = onHost ? `https://${admitted.page.customDomain}` : base
         const pageBase = onHost ? "" : `/p/${admitted.page.slug}`
-        const self = `${origin}${feedUrl(admitted.page, pageBase)}`
-        const body = rendered(snapshot, `rss:${origin}`, () => PublicFeed.feed(snapshot, origin, pageBase, self))
-        return respond(body, PublicFeed.CONTENT_TYPE, cacheControl(admitted.admission))
+        return send(admitted, request, PublicAnswers.feed(snapshot, origin, pageBase))
       })
     )
 
@@ -278,18 +259,11 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const admitted = yield* resolve(request, one(search, "page"))
         const snapshot = yield* snapshots.snapshot(admitted.page)
         const component = one(search, "component")
-        const body = Either.fromNullable(
-          component === undefined
-            ? rendered(snapshot, "badge:", () => PublicBadge.badge(snapshot, undefined) ?? "")
-            : PublicBadge.badge(snapshot, component),
-          () => notFound
-        )
-        if (Either.isLeft(body)) {
+        const encoded = PublicAnswers.badge(snapshot, component)
+        if (encoded === undefined) {
           return yield* Effect.fail(ApiError.make("NOT_FOUND", "No such component on this page"))
         }
-        return respond(body.right, PublicBadge.CONTENT_TYPE, cacheControl(admitted.admission), {
-          "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'"
-        })
+        return send(admitted, request, encoded)
       })
     )
 

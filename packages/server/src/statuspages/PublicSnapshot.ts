@@ -22,6 +22,7 @@ import { AppConfig } from "../Config.js"
 import { Readings } from "../engine/Readings.js"
 import { Plans } from "../limits/Plans.js"
 import { Maintenance } from "../maintenance/Maintenance.js"
+import type { Encoded } from "./PublicBytes.js"
 
 const DAY = 86_400_000
 const UPTIME_DAYS = 90
@@ -119,8 +120,8 @@ export interface Snapshot {
   /** Windows that ended in the last 90 days, newest first. */
   readonly pastMaintenance: ReadonlyArray<PublicStatus.PublicMaintenance>
   readonly generatedAt: number
-  /** Rendered answers of this snapshot (HTML, JSON, feed, badges), by a key of the renderer's choosing. */
-  readonly renders: Map<string, string>
+  /** Encoded answers of this snapshot (HTML, JSON, feed, badges), by a key of the renderer's choosing. */
+  readonly renders: Map<string, Encoded>
 }
 
 const themeOf = (value: unknown): "light" | "dark" | "auto" =>
@@ -145,7 +146,9 @@ export const hostOf = (header: string | undefined): string | undefined => {
 
 interface Entry<A> {
   readonly until: number
-  readonly value: Effect.Effect<A>
+  value: Effect.Effect<A>
+  /** Set once the build has succeeded: what `peek` reads without running anything. */
+  settled: { readonly value: A } | undefined
 }
 
 export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/PublicSnapshot", {
@@ -169,12 +172,28 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
         const now = Date.now()
         const hit = cache.get(key)
         if (hit !== undefined && hit.until > now) return hit.value
-        return Effect.flatMap(Effect.cached(build), (value) => {
+        return Effect.flatMap(Effect.cached(build), (memo) => {
           if (cache.size > 10_000) cache.clear()
-          cache.set(key, { until: now + ttl, value })
-          return Effect.tapErrorCause(value, () => Effect.sync(() => cache.delete(key)))
+          const entry: Entry<A> = { until: now + ttl, value: memo, settled: undefined }
+          entry.value = Effect.tap(memo, (value) =>
+            Effect.sync(() => {
+              entry.settled = { value }
+            })
+          )
+          cache.set(key, entry)
+          return Effect.tapErrorCause(entry.value, () =>
+            Effect.sync(() => {
+              if (cache.get(key) === entry) cache.delete(key)
+            })
+          )
         })
       })
+
+    /** The built value of `key` while its window lasts, without waiting or building: undefined otherwise. */
+    const peek = <A>(cache: Map<string, Entry<A>>, key: string, now: number): { readonly value: A } | undefined => {
+      const hit = cache.get(key)
+      return hit !== undefined && hit.until > now ? hit.settled : undefined
+    }
 
     const toPage = (row: PageRow): Page => ({
       id: row.id,
@@ -416,7 +435,25 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
     /** The page's snapshot, built at most once per window. */
     const snapshot = (page: Page) => cached(snapshots, page.id, build(page))
 
-    return { bySlug, byHost, defaultPage, snapshot, baseHost }
+    /**
+     * What is settled in memory right now, for the listener's fast path: the published page of a slug, whether a
+     * host is some page's custom domain, a page's snapshot. Undefined when not known (not asked yet, still being
+     * built, or past its window): the caller then goes the Effect way, which looks up or builds.
+     */
+    const settled = {
+      bySlug: (slug: string, now: number): Page | undefined => peek(lookups, `slug:${slug.toLowerCase()}`, now)?.value,
+      /** `{ page: undefined }` when the host is known to be no page's domain. */
+      byHost: (host: string | undefined, now: number): { readonly page: Page | undefined } | undefined =>
+        host === undefined || host === "" || host === baseHost
+          ? { page: undefined }
+          : (() => {
+              const hit = peek(lookups, `host:${host}`, now)
+              return hit === undefined ? undefined : { page: hit.value }
+            })(),
+      snapshot: (page: Page, now: number): Snapshot | undefined => peek(snapshots, page.id, now)?.value
+    }
+
+    return { bySlug, byHost, defaultPage, snapshot, baseHost, settled }
   })
 }) {}
 

@@ -421,11 +421,24 @@ export const formatDay = (locale: PublicLocale, day: string): string => {
 const pctFormats = new Map<string, Intl.NumberFormat>()
 
 /** A percentage with up to three decimals, in the page's language. */
-export const formatPct = (locale: PublicLocale, pct: number): string => {
-  let format = pctFormats.get(locale)
+export const formatPct = (locale: PublicLocale, pct: number, digits = 3): string => {
+  const key = `${locale}:${digits}`
+  let format = pctFormats.get(key)
   if (format === undefined) {
-    format = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 3 })
-    pctFormats.set(locale, format)
+    format = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: digits })
+    pctFormats.set(key, format)
   }
   return format.format(pct / 100)
+}
+
+const shortDayFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** A UTC day (`YYYY-MM-DD`) as day and month, for the label of one day bar. */
+export const formatShortDay = (locale: PublicLocale, day: string): string => {
+  let format = shortDayFormats.get(locale)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", timeZone: "UTC" })
+    shortDayFormats.set(locale, format)
+  }
+  return format.format(Date.parse(`${day}T00:00:00Z`))
 }

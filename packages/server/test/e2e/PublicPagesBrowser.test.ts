@@ -70,7 +70,10 @@ describe(`public status page in Chromium (${TestDatabase.kind} database)`, () =>
             components: [...document.querySelectorAll("ul.components > li .name")].map((n) => n.textContent),
             barLists: document.querySelectorAll("ol.bars").length,
             bars: document.querySelectorAll("ol.bars > li").length,
-            barText: document.querySelector("ol.bars > li .v")?.textContent ?? "",
+            barLabel: document.querySelector("ol.bars > li")?.getAttribute("title") ?? "",
+            barsHidden: document.querySelector("ol.bars")?.getAttribute("aria-hidden") ?? "",
+            // The text under the bars: the history's name for screen readers, then the uptime and notable days.
+            summaries: [...document.querySelectorAll("ol.bars ~ p.meta")].map((n) => n.textContent ?? ""),
             barWidth:
               (document.querySelector("ol.bars > li") as HTMLElement | null)?.getBoundingClientRect().width ?? 0,
             incidents: [...document.querySelectorAll("article h3")].map((n) => n.textContent),
@@ -85,7 +88,11 @@ describe(`public status page in Chromium (${TestDatabase.kind} database)`, () =>
         expect(seen.components).toEqual(["Service 0", "Service 1", "Service 2"])
         expect(seen.barLists).toBe(3)
         expect(seen.bars).toBe(270)
-        expect(seen.barText).toMatch(/:/)
+        expect(seen.barLabel).toMatch(/\d/)
+        expect(seen.barsHidden).toBe("true")
+        expect(seen.summaries).toHaveLength(3)
+        // The API's day of partial outage is told in words, not by colour alone.
+        expect(seen.summaries[1]).toMatch(/jours: .*Panne partielle: \d/)
         expect(seen.barWidth).toBeGreaterThan(0)
         expect(seen.incidents).toContain("Slow API")
         expect(seen.banner).toBe("Panne partielle")
