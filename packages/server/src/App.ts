@@ -78,6 +78,7 @@ import * as SignInPages from "./statuspages/SignInPages.js"
 import { StatusPages } from "./statuspages/StatusPages.js"
 import * as ViewerGate from "./statuspages/ViewerGate.js"
 import { Viewers } from "./statuspages/Viewers.js"
+import * as SubscriptionEnds from "./subscribers/Ends.js"
 import * as SubscriptionsHttp from "./subscribers/Http.js"
 import * as MaintenanceAnnouncements from "./subscribers/MaintenanceAnnouncements.js"
 import * as SubscriberPages from "./subscribers/Pages.js"
@@ -168,6 +169,7 @@ const http = (config: Config.Values) => {
             Layer.provide(ViewerGate.layer),
             Layer.provide(Viewers.Default.pipe(Layer.provide(Mailer.layer))),
             Layer.provide(StatusPages.Default),
+            Layer.provide(SubscriptionEnds.layer),
             Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
             Layer.provide(identity),
             Layer.provide(

@@ -22,6 +22,7 @@ import m0013 from "./migrations/0013_status_pages.js"
 import m0014 from "./migrations/0014_page_viewers.js"
 import m0015 from "./migrations/0015_monitor_shares.js"
 import m0016 from "./migrations/0016_page_subscribers.js"
+import m0017 from "./migrations/0017_subscriber_admission.js"
 
 export const loader = Migrator.fromRecord({
   "0001_instance": m0001,
@@ -39,7 +40,8 @@ export const loader = Migrator.fromRecord({
   "0013_status_pages": m0013,
   "0014_page_viewers": m0014,
   "0015_monitor_shares": m0015,
-  "0016_page_subscribers": m0016
+  "0016_page_subscribers": m0016,
+  "0017_subscriber_admission": m0017
 })
 
 const run = Migrator.make({})

@@ -23,6 +23,7 @@ import { AuditLog } from "../audit/AuditLog.js"
 import { publicBaseUrl } from "../Config.js"
 import { uuidv7 } from "../Ids.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import { SubscriptionEnds } from "./SubscriptionEnds.js"
 
 export const PageRow = Schema.Struct({
   id: StatusPage.StatusPageId,
@@ -93,6 +94,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
     const sql = yield* SqlClient.SqlClient
     const quotaEvents = yield* QuotaEvents
     const audit = yield* AuditLog
+    const ends = yield* SubscriptionEnds
     const base = yield* publicBaseUrl
     const decodePages = Schema.decodeUnknown(Schema.Array(PageRow))
     const decodeComponents = Schema.decodeUnknown(Schema.Array(ComponentRow))
@@ -263,6 +265,8 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
         const endSessions = (judged.hash !== undefined && hadPassword) || (wasOn && !judged.access.password.enabled)
         if (endSessions) {
           yield* sql`DELETE FROM status_page_viewer_sessions WHERE page_id = ${pageId} AND viewer_id IS NULL`
+          // What was subscribed on those devices ends with them: the password record counted it beforehand.
+          yield* ends.endPassword(pageId)
         }
         const change: PasswordChange = {
           event:

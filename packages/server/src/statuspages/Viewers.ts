@@ -19,7 +19,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import * as StatusPage from "@signalman/core/StatusPage"
-import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -32,6 +31,7 @@ import type { Device } from "../auth/Sessions.js"
 import { publicBaseUrl } from "../Config.js"
 import { uuidv7 } from "../Ids.js"
 import { type PageRow, StatusPages, verifyPassword } from "./StatusPages.js"
+import { SubscriptionEnds } from "./SubscriptionEnds.js"
 
 /** How long a mailed code works. */
 export const CODE_MINUTES = 15
@@ -44,15 +44,6 @@ export const BROWSER_SESSION_HOURS = 24
 export const cookieName = (pageId: string) => `_sm_pv_${pageId.replace(/-/g, "").toLowerCase()}`
 /** The cookie binding a mailed code to the browser that asked for it. */
 export const CODE_COOKIE = "_sm_pv_code"
-
-/**
- * How many subscriptions a change of the page password would end. The subscribers work provides it; until then
- * the answer is 0.
- */
-export class PasswordSubscriptions extends Context.Tag("Signalman/PasswordSubscriptions")<
-  PasswordSubscriptions,
-  { readonly count: (pageId: string) => Effect.Effect<number> }
->() {}
 
 const ViewerRow = Schema.Struct({
   id: StatusPage.ViewerId,
@@ -94,6 +85,7 @@ export class Viewers extends Effect.Service<Viewers>()("Signalman/Viewers", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const pages = yield* StatusPages
+    const ends = yield* SubscriptionEnds
     const mailer = yield* Mailer
     const fingerprint = yield* Fingerprint
     const base = yield* publicBaseUrl
@@ -372,6 +364,8 @@ export class Viewers extends Effect.Service<Viewers>()("Signalman/Viewers", {
             `
             if (row === undefined) return yield* Effect.fail(viewerNotFound)
             yield* sql`DELETE FROM status_page_viewer_sessions WHERE viewer_id = ${viewerId}`
+            // Blocking also ends what the viewer subscribed to (the public-page transitions).
+            yield* ends.endViewer(pageId, viewerId, row.email)
             yield* sql`
               UPDATE status_page_sign_in_codes SET retired_at = now()
               WHERE page_id = ${pageId} AND email = ${row.email} AND retired_at IS NULL AND used_at IS NULL
@@ -420,9 +414,7 @@ export class Viewers extends Effect.Service<Viewers>()("Signalman/Viewers", {
             (SELECT count(*)::int FROM status_page_password_failures
               WHERE page_id = ${page.id} AND at > now() - interval '24 hours') AS failed
         `
-        const subscriptions = yield* Effect.serviceOption(PasswordSubscriptions).pipe(
-          Effect.flatMap(Option.match({ onNone: () => Effect.succeed(0), onSome: (service) => service.count(page.id) }))
-        )
+        const subscriptions = yield* ends.passwordCount(page.id)
         return {
           enabled: page.access?.password.enabled === true && page.password_hash !== null,
           set_at: page.password_set_at === null ? null : utc(page.password_set_at),

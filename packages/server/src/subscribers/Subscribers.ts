@@ -34,7 +34,10 @@ export class Subscribers extends Effect.Service<Subscribers>()("Signalman/Subscr
           FROM status_pages WHERE lower(slug) = lower(${slug})
         `.pipe(Effect.orDie)
         if (page === undefined || !page.published) return yield* Effect.fail(pageNotFound)
-        yield* gate.admit({ id: page.id, isProtected: page.protected }, request, { feed: false })
+        const admission = yield* gate.admit({ id: page.id, isProtected: page.protected }, request, { feed: false })
+        // On a private page the subscription lasts as long as the way in that admitted it (SubscriptionEnds).
+        const viewerId = admission._tag === "Viewer" ? admission.viewerId : null
+        const admittedBy = admission._tag === "Public" ? "public" : viewerId === null ? "password" : "viewer"
         const email = PageSubscription.normalizeEmail(rawEmail)
         if (!PageSubscription.isPlausibleEmail(email)) {
           return yield* Effect.fail(
@@ -48,11 +51,12 @@ export class Subscribers extends Effect.Service<Subscribers>()("Signalman/Subscr
         // one address serialise on the row, so at most one of them mails.
         const due = yield* sql<{ id: string }>`
           INSERT INTO status_page_subscribers (id, page_id, email, confirm_token_hash, confirm_sent_at,
-            unsubscribe_token_hash, unsubscribe_token_sealed)
+            unsubscribe_token_hash, unsubscribe_token_sealed, admitted_by, viewer_id)
           VALUES (${uuidv7()}, ${page.id}, ${email}, ${sha256(confirmToken)}, now(), ${sha256(unsubscribeToken)},
-            ${sealer.seal(unsubscribeToken)})
+            ${sealer.seal(unsubscribeToken)}, ${admittedBy}, ${viewerId})
           ON CONFLICT (page_id, email) DO UPDATE SET
-            confirm_token_hash = EXCLUDED.confirm_token_hash, confirm_sent_at = EXCLUDED.confirm_sent_at
+            confirm_token_hash = EXCLUDED.confirm_token_hash, confirm_sent_at = EXCLUDED.confirm_sent_at,
+            admitted_by = EXCLUDED.admitted_by, viewer_id = EXCLUDED.viewer_id
           WHERE (status_page_subscribers.confirmed_at IS NULL OR status_page_subscribers.unsubscribed_at IS NOT NULL)
             AND status_page_subscribers.confirm_sent_at
               <= now() - make_interval(secs => ${PageSubscription.CONFIRMATION_INTERVAL_SECS})

@@ -84,7 +84,14 @@ const setup = Effect.gen(function* () {
       `
     })
   yield* page("fast", null)
-  yield* page("hidden", { protected: true })
+  // Stored as the management API stores a private page: the email code is its way in.
+  yield* page("hidden", {
+    protected: true,
+    email_code: { enabled: true, allow: ["@example.com"] },
+    session_days: 7,
+    recheck_days: null,
+    password: { enabled: false }
+  })
   return { server }
 })
 
