@@ -12,7 +12,9 @@
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
+import * as http from "node:http"
 import * as path from "node:path"
+import { gunzipSync } from "node:zlib"
 import autocannon from "autocannon"
 import { startSmtpCatcher } from "./bench-user.js"
 import { HOST, serverDir, start, stopAll } from "./children.js"
@@ -75,6 +77,13 @@ interface Subject {
   readonly path: string
   /** A property every answer's body must have (the status is checked apart: every answer must be 200). */
   readonly verify: (body: string) => boolean
+  /** Request headers (the compressed subject asks as browsers do). */
+  readonly headers?: Readonly<Record<string, string>>
+  /**
+   * For a binary (compressed) body, which autocannon hands over decoded as text: the answer's headers are checked
+   * instead (the representation's ETag, encoding and length, so every answer is the cached compressed page).
+   */
+  readonly verifyHeaders?: (headers: http.IncomingHttpHeaders) => boolean
 }
 
 /** One measurement, and every way its answers fell short: none is allowed. */
@@ -107,14 +116,33 @@ const run = (origin: string, subject: Subject, seconds: number) =>
         pipelining: 1,
         duration: seconds,
         timeout: 10,
-        verifyBody: (received: unknown) => {
-          const ok = typeof received === "string" && subject.verify(received)
-          if (!ok) {
-            mismatches++
-            firstMismatch ??= typeof received === "string" ? received.slice(0, 200) : String(received)
-          }
-          return ok
-        }
+        ...(subject.headers === undefined ? {} : { headers: { ...subject.headers } }),
+        ...(subject.verifyHeaders === undefined
+          ? {
+              verifyBody: (received: unknown) => {
+                const ok = typeof received === "string" && subject.verify(received)
+                if (!ok) {
+                  mismatches++
+                  firstMismatch ??= typeof received === "string" ? received.slice(0, 200) : String(received)
+                }
+                return ok
+              }
+            }
+          : {
+              requests: [
+                {
+                  method: "GET",
+                  path: subject.path,
+                  onResponse: (status: number, _body: string, _context: object, headers?: http.IncomingHttpHeaders) => {
+                    if (status !== 200) return
+                    if (headers === undefined || subject.verifyHeaders?.(headers) !== true) {
+                      mismatches++
+                      firstMismatch ??= JSON.stringify(headers).slice(0, 200)
+                    }
+                  }
+                }
+              ]
+            })
       },
       (error, result) => {
         if (error !== null && error !== undefined) return reject(error)
@@ -168,6 +196,25 @@ const main = async () => {
     const components = (status as { components: Array<unknown> }).components.length
     if (components !== COMPONENTS) throw new Error(`the page shows ${components} components, not ${COMPONENTS}`)
     const html = await (await fetch(`${running.origin}/p/${SLUG}`)).text()
+    // The gzip representation as a browser gets it (fetch would decode it, so plain http): its ETag and length.
+    const gzipped = await new Promise<{ etag: string; length: string; bytes: number }>((resolve, reject) => {
+      http
+        .get(`${running.origin}/p/${SLUG}`, { headers: { "accept-encoding": "gzip" } }, (response) => {
+          const chunks: Array<Buffer> = []
+          response.on("data", (chunk: Buffer) => chunks.push(chunk))
+          response.on("end", () => {
+            const body = Buffer.concat(chunks)
+            if (response.headers["content-encoding"] !== "gzip") return reject(new Error("the page was not gzipped"))
+            if (gunzipSync(body).toString("utf8") !== html) return reject(new Error("the gzipped page differs"))
+            resolve({
+              etag: String(response.headers.etag ?? ""),
+              length: String(response.headers["content-length"] ?? ""),
+              bytes: body.length
+            })
+          })
+        })
+        .on("error", reject)
+    })
 
     const subjects: ReadonlyArray<Subject> = [
       { label: "/healthz", path: "/healthz", verify: (b) => b === '{"status":"ok"}' },
@@ -180,6 +227,14 @@ const main = async () => {
         label: "GET /p/<slug> (HTML)",
         path: `/p/${SLUG}`,
         verify: (b) => b.startsWith("<!doctype html>") && b.endsWith("</html>")
+      },
+      {
+        label: "GET /p/<slug> (HTML, gzip as browsers ask)",
+        path: `/p/${SLUG}`,
+        verify: () => true,
+        headers: { "accept-encoding": "gzip" },
+        verifyHeaders: (h) =>
+          h["content-encoding"] === "gzip" && h["etag"] === gzipped.etag && h["content-length"] === gzipped.length
       }
     ]
     // Warm-up rounds are checked like the measured ones: a failure anywhere fails the run.
@@ -213,7 +268,7 @@ const main = async () => {
       measured_at: new Date().toISOString(),
       commit: gitCommit(),
       machine: machine(),
-      page: { components: COMPONENTS, days: DAYS, html_bytes: Buffer.byteLength(html) },
+      page: { components: COMPONENTS, days: DAYS, html_bytes: Buffer.byteLength(html), html_gzip_bytes: gzipped.bytes },
       seconds,
       rounds,
       healthz_rps: healthz,
@@ -229,7 +284,9 @@ const main = async () => {
         `${r.route}: ${fmt(r.rps)} req/s, ratio ${fmt(r.ratio, 2)} (aim ${AIM}: ${r.met ? "met" : "NOT met"})\n`
       )
     }
-    process.stdout.write(`HTML page: ${fmt(report.page.html_bytes / 1024)} KiB; failed requests: ${failures}\n`)
+    process.stdout.write(
+      `HTML page: ${fmt(report.page.html_bytes / 1024)} KiB (${fmt(gzipped.bytes / 1024)} KiB gzipped); failed requests: ${failures}\n`
+    )
     for (const problem of problems) process.stderr.write(`FAILED ${problem}\n`)
     // A failed answer fails the run; the aim not being met is reported, not a failure.
     if (failures > 0) process.exitCode = 1
