@@ -12,7 +12,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import * as ApiError from "@signalman/core/ApiError"
 import type { AccountId } from "@signalman/core/Identity"
-import type { Impact, Phase, Severity } from "@signalman/core/Incident"
 import * as PublicLocale from "@signalman/core/PublicLocale"
 import * as PublicStatus from "@signalman/core/PublicStatus"
 import * as DateTime from "effect/DateTime"
@@ -248,8 +247,8 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
       id: row.id,
       title: row.public_title,
       description: row.public_description,
-      impact: row.impact as Impact,
-      severity: row.severity as Severity | null,
+      impact: row.impact,
+      severity: row.severity,
       status: row.ended_at === null ? "open" : "resolved",
       started_at: row.started_at,
       ended_at: row.ended_at,
@@ -300,7 +299,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
         const updates = new Map<string, Array<PublicStatus.PublicIncidentUpdate>>()
         for (const u of updateRows) {
           const list = updates.get(u.incident_id) ?? []
-          list.push({ id: u.id, phase: u.phase as Phase, message: u.message, created_at: u.created_at })
+          list.push({ id: u.id, phase: u.phase, message: u.message, created_at: u.created_at })
           updates.set(u.incident_id, list)
         }
         const windows = yield* maintenance.forTargets(ids, { from: DateTime.unsafeFromDate(since) })
@@ -372,7 +371,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
               rollups: byDay.get(c.target_id) ?? new Map(),
               incidents: touching.map((row) => ({
                 ...span(row.started_at, row.ended_at),
-                impact: row.impact as Impact
+                impact: row.impact
               })),
               maintenance: live
                 .filter((w) => w.components.includes(c.target_id as (typeof w.components)[number]))
@@ -387,7 +386,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
             status: PublicStatus.componentStatus({
               openImpacts: touching
                 .filter((row) => row.ended_at === null && row.recovering_since === null)
-                .map((row) => row.impact as Impact),
+                .map((row) => row.impact),
               inMaintenance: active.some((w) => w.components.includes(c.target_id)),
               latest: c.latest
             }),
