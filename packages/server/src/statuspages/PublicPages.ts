@@ -24,6 +24,7 @@ import { publicBaseUrl } from "../Config.js"
 import { escapeHtml } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
 import type { PageGate } from "./PageGate.js"
+import { signInPath, viewerFeed } from "./PrivateView.js"
 import { type Admitted, admit, cacheControl, resolve } from "./PublicAccess.js"
 import * as PublicBadge from "./PublicBadge.js"
 import * as PublicFeed from "./PublicFeed.js"
@@ -48,9 +49,9 @@ const HTML = "text/html; charset=utf-8"
 const respond = (body: string, contentType: string, cache: string, extra: Record<string, string> = {}) =>
   HttpServerResponse.text(body, { contentType, headers: { "cache-control": cache, ...extra } })
 
-const htmlError = (status: 401 | 404, lang = "en") =>
+const htmlError = (status: 401 | 404, lang = "en", signIn?: string) =>
   HttpServerResponse.text(
-    `<!doctype html><html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status === 404 ? "Not found" : "Sign in required"}</title></head><body><main><h1>${status === 404 ? "This status page does not exist" : "This status page is private"}</h1>${status === 401 ? "<p>Sign in to see it.</p>" : ""}</main></body></html>`,
+    `<!doctype html><html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status === 404 ? "Not found" : "Sign in required"}</title></head><body><main><h1>${status === 404 ? "This status page does not exist" : "This status page is private"}</h1>${status === 401 ? (signIn === undefined ? "<p>Sign in to see it.</p>" : `<p><a href="${escapeHtml(signIn)}">Sign in</a> to see it.</p>`) : ""}</main></body></html>`,
     { status, contentType: HTML, headers: { "cache-control": "no-store", "content-security-policy": PublicHtml.CSP } }
   )
 
@@ -58,7 +59,9 @@ const htmlError = (status: 401 | 404, lang = "en") =>
 const asHtml = <R>(
   effect: Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError.ApiError, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
-  Effect.catchAll(effect, (error) => Effect.succeed(htmlError(error.status === 401 ? 401 : 404)))
+  Effect.catchAll(effect, (error) =>
+    Effect.succeed(error.status === 401 ? htmlError(401, "en", signInPath(error)) : htmlError(404))
+  )
 
 /** Error answers of the feed and the badge (rendered as the envelope further out) are not cached. */
 const errorsNotCached = HttpApp.appendPreResponseHandler((_, response) =>
@@ -91,10 +94,13 @@ const pageHtml = (admitted: Admitted, base: string, fragmentOnly: boolean) =>
   Effect.gen(function* () {
     const snapshots = yield* PublicSnapshot
     const snapshot = yield* snapshots.snapshot(admitted.page)
-    const place = { base, feed: feedUrl(admitted.page, base) }
+    const own = viewerFeed(admitted)
+    const place = { base, feed: own ?? feedUrl(admitted.page, base) }
     const body = fragmentOnly
       ? rendered(snapshot, `fragment:${base}`, () => PublicHtml.fragment(snapshot, place))
-      : rendered(snapshot, `html:${base}`, () => PublicHtml.statusPage(snapshot, place))
+      : own !== null
+        ? PublicHtml.statusPage(snapshot, place)
+        : rendered(snapshot, `html:${base}`, () => PublicHtml.statusPage(snapshot, place))
     return respond(body, HTML, cacheControl(admitted.admission), {
       "content-security-policy": PublicHtml.CSP,
       "content-language": snapshot.status.page.locale
@@ -108,10 +114,14 @@ const incidentHtml = (admitted: Admitted, base: string, id: string) =>
     const snapshot = yield* snapshots.snapshot(admitted.page)
     const incident = snapshot.incidents.find((i) => i.id === id.toLowerCase())
     if (incident === undefined) return yield* Effect.fail(notFound)
-    const place = { base, feed: feedUrl(admitted.page, base) }
-    const body = rendered(snapshot, `incident:${base}:${incident.id}`, () =>
-      PublicHtml.incidentPage(snapshot, place, incident)
-    )
+    const own = viewerFeed(admitted)
+    const place = { base, feed: own ?? feedUrl(admitted.page, base) }
+    const body =
+      own !== null
+        ? PublicHtml.incidentPage(snapshot, place, incident)
+        : rendered(snapshot, `incident:${base}:${incident.id}`, () =>
+            PublicHtml.incidentPage(snapshot, place, incident)
+          )
     return respond(body, HTML, cacheControl(admitted.admission), {
       "content-security-policy": PublicHtml.CSP,
       "content-language": snapshot.status.page.locale
