@@ -275,6 +275,21 @@ export const settings = {
     min: 0,
     max: 60
   }),
+  "status_page.code_interval_secs": Setting.integer({
+    description: "One private-page sign-in code mail per address and page per window; 0 disables it",
+    default: 60,
+    min: 0
+  }),
+  "status_page.codes_per_hour": Setting.integer({
+    description: "Most private-page sign-in code mails per address and page an hour; 0 disables the cap",
+    default: 5,
+    min: 0
+  }),
+  "status_page.password_failures": Setting.integer({
+    description: "Wrong page passwords a client may try per page in 15 minutes, then 429; 0 disables the bound",
+    default: 10,
+    min: 0
+  }),
   plan_cache_ttl_secs: Setting.integer({
     description: "How long plan rows and overrides are cached",
     default: 300,

@@ -18,9 +18,12 @@ export interface PageRef {
 
 /**
  * The answer: anyone may read it (cacheable, `public, max-age=10, stale-while-revalidate=30`), or a viewer was
- * admitted (answer `private, no-store`). `viewerId` is null for a device signed in with the page password.
+ * admitted (answer `private, no-store`). `viewerId` is null for a device signed in with the page password;
+ * `feedUrl` is the feed link this viewer may use (their own, or the page-password link), shown on their page.
  */
-export type Admission = { readonly _tag: "Public" } | { readonly _tag: "Viewer"; readonly viewerId: string | null }
+export type Admission =
+  | { readonly _tag: "Public" }
+  | { readonly _tag: "Viewer"; readonly viewerId: string | null; readonly feedUrl: string | null }
 
 export interface Options {
   /** The RSS feed also answers `?viewer=&t=` (a viewer's own link) and `?t=` (the page-password link). */
@@ -39,6 +42,18 @@ export class PageGate extends Context.Tag("statuspages/PageGate")<
 >() {}
 
 export const signInRequired = ApiError.make("PAGE_SIGN_IN_REQUIRED", "This status page is private: sign in to see it.")
+
+/** The 401 of a known private page: `details.sign_in_url` says where its sign-in is. */
+export const signInRequiredAt = (signInUrl: string) =>
+  ApiError.make("PAGE_SIGN_IN_REQUIRED", "This status page is private: sign in to see it.", {
+    details: { sign_in_url: signInUrl }
+  })
+
+/** The sign-in link a 401 carries, if any. */
+export const signInUrlOf = (error: ApiError.ApiError): string | undefined => {
+  const url = error.details["sign_in_url"]
+  return typeof url === "string" ? url : undefined
+}
 
 /**
  * Public pages only: a protected page answers 401 to everyone. The private-page viewer sign-in replaces this with

@@ -41,26 +41,41 @@ const htmlHeaders = (snapshot: Snapshot) => ({
 })
 
 /** The page's HTML at `base` (`/p/<slug>`, `/status`, or `` on its own host), or only its dynamic region. */
-export const pageHtml = (snapshot: Snapshot, base: string, fragmentOnly: boolean): Encoded => {
-  const place = { base, feed: feedUrl(snapshot.page, base) }
-  return fragmentOnly
-    ? rendered(snapshot.renders, `fragment:${base}`, () =>
-        Encoded.text(HTML_TYPE, PublicHtml.fragment(snapshot, place), htmlHeaders(snapshot))
-      )
-    : rendered(snapshot.renders, `html:${base}`, () =>
-        Encoded.text(HTML_TYPE, PublicHtml.statusPage(snapshot, place), htmlHeaders(snapshot))
-      )
+export const pageHtml = (
+  snapshot: Snapshot,
+  base: string,
+  fragmentOnly: boolean,
+  /** A signed-in viewer's own feed link: that page is theirs alone, rendered for the request and never kept. */
+  ownFeed: string | null = null
+): Encoded => {
+  const place = { base, feed: ownFeed ?? feedUrl(snapshot.page, base) }
+  if (fragmentOnly) {
+    // The dynamic region carries no feed link, so every reader shares it.
+    return rendered(snapshot.renders, `fragment:${base}`, () =>
+      Encoded.text(HTML_TYPE, PublicHtml.fragment(snapshot, place), htmlHeaders(snapshot))
+    )
+  }
+  if (ownFeed !== null) return Encoded.text(HTML_TYPE, PublicHtml.statusPage(snapshot, place), htmlHeaders(snapshot))
+  return rendered(snapshot.renders, `html:${base}`, () =>
+    Encoded.text(HTML_TYPE, PublicHtml.statusPage(snapshot, place), htmlHeaders(snapshot))
+  )
 }
 
 /** An incident's page at `<base>/incidents/<id>`. */
-export const incidentHtml = (snapshot: Snapshot, base: string, incident: PublicStatus.PublicIncident): Encoded =>
-  rendered(snapshot.renders, `incident:${base}:${incident.id}`, () =>
+export const incidentHtml = (
+  snapshot: Snapshot,
+  base: string,
+  incident: PublicStatus.PublicIncident,
+  ownFeed: string | null = null
+): Encoded => {
+  const render = () =>
     Encoded.text(
       HTML_TYPE,
-      PublicHtml.incidentPage(snapshot, { base, feed: feedUrl(snapshot.page, base) }, incident),
+      PublicHtml.incidentPage(snapshot, { base, feed: ownFeed ?? feedUrl(snapshot.page, base) }, incident),
       htmlHeaders(snapshot)
     )
-  )
+  return ownFeed !== null ? render() : rendered(snapshot.renders, `incident:${base}:${incident.id}`, render)
+}
 
 /** The RSS feed as read at `origin`, the page shown at `pageBase`. */
 export const feed = (snapshot: Snapshot, origin: string, pageBase: string): Encoded =>

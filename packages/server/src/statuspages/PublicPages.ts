@@ -23,6 +23,7 @@ import { publicBaseUrl } from "../Config.js"
 import { escapeHtml } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
 import type { PageGate } from "./PageGate.js"
+import { signInPath, viewerFeed } from "./PrivateView.js"
 import { type Admitted, admit, cacheControl, resolve } from "./PublicAccess.js"
 import * as PublicAnswers from "./PublicAnswers.js"
 import * as PublicBytes from "./PublicBytes.js"
@@ -47,9 +48,9 @@ const HTML = "text/html; charset=utf-8"
 const respond = (body: string, contentType: string, cache: string, extra: Record<string, string> = {}) =>
   HttpServerResponse.text(body, { contentType, headers: { "cache-control": cache, ...extra } })
 
-const htmlError = (status: 401 | 404, lang = "en") =>
+const htmlError = (status: 401 | 404, lang = "en", signIn?: string) =>
   HttpServerResponse.text(
-    `<!doctype html><html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status === 404 ? "Not found" : "Sign in required"}</title></head><body><main><h1>${status === 404 ? "This status page does not exist" : "This status page is private"}</h1>${status === 401 ? "<p>Sign in to see it.</p>" : ""}</main></body></html>`,
+    `<!doctype html><html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status === 404 ? "Not found" : "Sign in required"}</title></head><body><main><h1>${status === 404 ? "This status page does not exist" : "This status page is private"}</h1>${status === 401 ? (signIn === undefined ? "<p>Sign in to see it.</p>" : `<p><a href="${escapeHtml(signIn)}">Sign in</a> to see it.</p>`) : ""}</main></body></html>`,
     { status, contentType: HTML, headers: { "cache-control": "no-store", "content-security-policy": PublicHtml.CSP } }
   )
 
@@ -57,7 +58,9 @@ const htmlError = (status: 401 | 404, lang = "en") =>
 const asHtml = <R>(
   effect: Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError.ApiError, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
-  Effect.catchAll(effect, (error) => Effect.succeed(htmlError(error.status === 401 ? 401 : 404)))
+  Effect.catchAll(effect, (error) =>
+    Effect.succeed(error.status === 401 ? htmlError(401, "en", signInPath(error)) : htmlError(404))
+  )
 
 /** Error answers of the feed and the badge (rendered as the envelope further out) are not cached. */
 const errorsNotCached = HttpApp.appendPreResponseHandler((_, response) =>
@@ -92,7 +95,7 @@ const pageHtml = (
   Effect.gen(function* () {
     const snapshots = yield* PublicSnapshot
     const snapshot = yield* snapshots.snapshot(admitted.page)
-    return send(admitted, request, PublicAnswers.pageHtml(snapshot, base, fragmentOnly))
+    return send(admitted, request, PublicAnswers.pageHtml(snapshot, base, fragmentOnly, viewerFeed(admitted)))
   })
 
 /** Serves an incident's page at `<base>/incidents/<id>`; an incident not on the page is 404. */
@@ -102,7 +105,7 @@ const incidentHtml = (admitted: Admitted, request: HttpServerRequest.HttpServerR
     const snapshot = yield* snapshots.snapshot(admitted.page)
     const incident = snapshot.incidents.find((i) => i.id === id.toLowerCase())
     if (incident === undefined) return yield* Effect.fail(notFound)
-    return send(admitted, request, PublicAnswers.incidentHtml(snapshot, base, incident))
+    return send(admitted, request, PublicAnswers.incidentHtml(snapshot, base, incident, viewerFeed(admitted)))
   })
 
 const redirect = (location: string) =>

@@ -8,7 +8,9 @@
  * - `POST /p/:slug/sign-in/code`: redeems the code; signed in, back to the page (303 to `/p/<slug>`).
  * - `POST /p/:slug/sign-in/password`: the page password; signed in, back to the page.
  *
- * A page that is unknown, unpublished or public has no sign-in (404; a public page redirects to itself).
+ * A page that is unknown, unpublished or public has no sign-in (404; a public page redirects to itself). Every post
+ * must come from the page's own form (`SignInGuard`: 403 otherwise); code mails are throttled per address and page
+ * and wrong passwords bounded per client (`Viewers`: 429 with Retry-After).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -22,6 +24,7 @@ import { randomSecret } from "../auth/Secrets.js"
 import { publicBaseUrl } from "../Config.js"
 import { escapeHtml, page as htmlPage } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
+import { CSRF_COOKIE, CSRF_FIELD, fromOwnForm, hiddenField, tokenOf } from "./SignInGuard.js"
 import { type PageRow, StatusPages } from "./StatusPages.js"
 import { CODE_COOKIE, CODE_MINUTES, cookieName, type SignedIn, Viewers } from "./Viewers.js"
 
@@ -37,10 +40,11 @@ const formField = (form: ReadonlyArray<readonly [string, string]>, name: string)
 
 const noSuchPage = htmlPage("Not found", "<h1>No such page</h1>", 404)
 
-const forms = (page: PageRow, note = "") => {
+const forms = (page: PageRow, token: string, note = "") => {
   const slug = encodeURIComponent(page.slug)
   const email = page.access?.email_code.enabled
     ? `<form method="post" action="/p/${slug}/sign-in/email">
+  ${hiddenField(token)}
   <label for="email">Your email address</label>
   <input id="email" name="email" type="email" autocomplete="email" required>
   <button type="submit">Email me a code</button>
@@ -48,6 +52,7 @@ const forms = (page: PageRow, note = "") => {
     : ""
   const password = page.access?.password.enabled
     ? `<form method="post" action="/p/${slug}/sign-in/password">
+  ${hiddenField(token)}
   <label for="password">Page password</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required>
   <button type="submit">Open the page</button>
@@ -60,16 +65,27 @@ ${email}
 ${password}`
 }
 
-const codeForm = (page: PageRow, note = "") =>
+const codeForm = (page: PageRow, token: string, note = "") =>
   `<h1>${escapeHtml(page.name)}</h1>
 <p>If the address may open this page, a six-character code is on its way. Type it here, in this browser, within
 ${CODE_MINUTES} minutes.</p>
 ${note}
 <form method="post" action="/p/${encodeURIComponent(page.slug)}/sign-in/code">
+  ${hiddenField(token)}
   <label for="code">Code</label>
   <input id="code" name="code" inputmode="text" autocomplete="one-time-code" maxlength="16" required>
   <button type="submit">Sign in</button>
 </form>`
+
+/** A post that did not come from the page's own form in this browser. */
+const foreignPost = (page: PageRow) =>
+  htmlPage(
+    `Sign in · ${page.name}`,
+    `<h1>${escapeHtml(page.name)}</h1>
+<p role="alert">This form has expired or was sent from another site.</p>
+<p><a href="/p/${encodeURIComponent(page.slug)}/sign-in">Open the sign-in page again</a>.</p>`,
+    403
+  )
 
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
@@ -77,13 +93,18 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const viewers = yield* Viewers
     const secure = (yield* publicBaseUrl).startsWith("https:")
 
-    const cookie = (name: string, value: string, maxAgeSecs: number | undefined) => ({
+    const cookie = (
+      name: string,
+      value: string,
+      maxAgeSecs: number | undefined,
+      sameSite: "lax" | "strict" = "lax"
+    ) => ({
       name,
       value,
       options: {
         httpOnly: true,
         secure,
-        sameSite: "lax" as const,
+        sameSite,
         path: "/",
         ...(maxAgeSecs === undefined ? {} : { maxAge: Duration.seconds(maxAgeSecs) })
       }
@@ -121,12 +142,26 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       return yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as const)
     })
 
+    /** The posted fields and the form token, or undefined when the post did not come from the page's own form. */
+    const ownForm = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const fields = yield* form
+      const token = formField(fields, CSRF_FIELD)
+      return token !== undefined && fromOwnForm(request, token) ? { fields, token } : undefined
+    })
+
     yield* router.get(
       "/p/:slug/sign-in",
       Effect.gen(function* () {
         const page = yield* privatePage
         if (page?.access?.protected !== true) return notPrivate(page)
-        return htmlPage(`Sign in · ${page.name}`, forms(page))
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const held = tokenOf(request)
+        const token = held ?? randomSecret(32)
+        const response = htmlPage(`Sign in · ${page.name}`, forms(page, token))
+        if (held !== undefined) return response
+        const set = cookie(CSRF_COOKIE, token, undefined, "strict")
+        return HttpServerResponse.unsafeSetCookie(response, set.name, set.value, set.options)
       })
     )
 
@@ -135,12 +170,16 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function* () {
         const page = yield* privatePage
         if (page?.access?.protected !== true) return notPrivate(page)
-        const fields = yield* form
-        const browser = randomSecret(32)
-        yield* viewers.requestCode(page, formField(fields, "email") ?? "", browser)
+        const posted = yield* ownForm
+        if (posted === undefined) return foreignPost(page)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        // The browser keeps its binding, so a code it already holds still works when this request is throttled.
+        const held = readCookie(request.headers["cookie"], CODE_COOKIE)
+        const browser = held !== undefined && /^[A-Za-z0-9_-]{43}$/.test(held) ? held : randomSecret(32)
+        yield* viewers.requestCode(page, formField(posted.fields, "email") ?? "", browser)
         const binding = cookie(CODE_COOKIE, browser, CODE_MINUTES * 60)
         return HttpServerResponse.unsafeSetCookie(
-          htmlPage(`Check your mail · ${page.name}`, codeForm(page)),
+          htmlPage(`Check your mail · ${page.name}`, codeForm(page, posted.token)),
           binding.name,
           binding.value,
           binding.options
@@ -154,11 +193,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const page = yield* privatePage
         if (page?.access?.protected !== true) return notPrivate(page)
         const request = yield* HttpServerRequest.HttpServerRequest
-        const fields = yield* form
+        const posted = yield* ownForm
+        if (posted === undefined) return foreignPost(page)
         const outcome = yield* Effect.either(
           viewers.redeemCode(
             page,
-            formField(fields, "code") ?? "",
+            formField(posted.fields, "code") ?? "",
             readCookie(request.headers["cookie"], CODE_COOKIE),
             deviceOf(request)
           )
@@ -167,7 +207,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         if (outcome.left === "malformed") {
           return htmlPage(
             `Sign in · ${page.name}`,
-            codeForm(page, '<p role="alert">A code is six letters and digits, as in the mail.</p>'),
+            codeForm(page, posted.token, '<p role="alert">A code is six letters and digits, as in the mail.</p>'),
             400
           )
         }
@@ -175,6 +215,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           `Sign in · ${page.name}`,
           forms(
             page,
+            posted.token,
             '<p role="alert">That code did not work. Codes work once, in the browser that asked for them.</p>'
           ),
           400
@@ -188,12 +229,34 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const page = yield* privatePage
         if (page?.access?.protected !== true) return notPrivate(page)
         const request = yield* HttpServerRequest.HttpServerRequest
-        const fields = yield* form
+        const posted = yield* ownForm
+        if (posted === undefined) return foreignPost(page)
         const outcome = yield* Effect.either(
-          viewers.signInWithPassword(page, formField(fields, "password") ?? "", deviceOf(request))
+          viewers.signInWithPassword(page, formField(posted.fields, "password") ?? "", deviceOf(request))
         )
         if (outcome._tag === "Right") return signedIn(page, outcome.right)
-        return htmlPage(`Sign in · ${page.name}`, forms(page, '<p role="alert">That password did not work.</p>'), 401)
+        const failure = outcome.left
+        if (typeof failure === "object") {
+          const minutes = Math.ceil(failure.retryAfterSecs / 60)
+          return HttpServerResponse.setHeader(
+            htmlPage(
+              `Sign in · ${page.name}`,
+              forms(
+                page,
+                posted.token,
+                `<p role="alert">Too many wrong passwords from here. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.</p>`
+              ),
+              429
+            ),
+            "retry-after",
+            String(failure.retryAfterSecs)
+          )
+        }
+        return htmlPage(
+          `Sign in · ${page.name}`,
+          forms(page, posted.token, '<p role="alert">That password did not work.</p>'),
+          401
+        )
       })
     )
   })

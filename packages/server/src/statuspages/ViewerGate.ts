@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { readCookie } from "../auth/Cookies.js"
-import { type Admission, PageGate, signInRequired } from "./PageGate.js"
+import { publicBaseUrl } from "../Config.js"
+import { type Admission, PageGate, signInRequired, signInRequiredAt } from "./PageGate.js"
 import { StatusPages } from "./StatusPages.js"
 import { cookieName, Viewers } from "./Viewers.js"
 
@@ -22,26 +23,34 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const pages = yield* StatusPages
     const viewers = yield* Viewers
+    const base = yield* publicBaseUrl
     return {
       admit: (ref, request, options) =>
         Effect.gen(function* () {
           if (!ref.isProtected) return { _tag: "Public" } as const
+          // The stored page decides: the public lookups are cached for a few seconds, and a page turned public again
+          // serves everyone at once.
           const page = yield* pages.byId(ref.id)
-          if (page === undefined || page.access?.protected !== true) return yield* Effect.fail(signInRequired)
+          if (page === undefined) return yield* Effect.fail(signInRequired)
+          if (page.access?.protected !== true) return { _tag: "Public" } as const
+          const admitted = (viewerId: string | null): Admission => {
+            const links = viewers.feedLinks(page, viewerId)
+            return { _tag: "Viewer", viewerId, feedUrl: viewerId === null ? links.password : links.viewer }
+          }
           const token = readCookie(request.headers["cookie"], cookieName(page.id))
           if (token !== undefined) {
             const signedIn = yield* viewers.session(page, token)
-            if (Option.isSome(signedIn)) return { _tag: "Viewer", viewerId: signedIn.value } satisfies Admission
+            if (Option.isSome(signedIn)) return admitted(signedIn.value)
           }
           if (options.feed) {
             const query = queryOf(request.url)
             const t = query.get("t")
             if (t !== null) {
               const linked = yield* viewers.feedLink(page, query.get("viewer") ?? undefined, t)
-              if (Option.isSome(linked)) return { _tag: "Viewer", viewerId: linked.value } satisfies Admission
+              if (Option.isSome(linked)) return admitted(linked.value)
             }
           }
-          return yield* Effect.fail(signInRequired)
+          return yield* Effect.fail(signInRequiredAt(`${base}/p/${encodeURIComponent(page.slug)}/sign-in`))
         })
     }
   })

@@ -28,7 +28,7 @@ import { normalizeCode } from "../auth/MagicLinks.js"
 import { Mailer } from "../auth/Mailer.js"
 import { randomSecret, safeEqual, safeEqualBytes, sha256 } from "../auth/Secrets.js"
 import type { Device } from "../auth/Sessions.js"
-import { publicBaseUrl } from "../Config.js"
+import { AppConfig, publicBaseUrl } from "../Config.js"
 import { uuidv7 } from "../Ids.js"
 import { type PageRow, StatusPages, verifyPassword } from "./StatusPages.js"
 import { SubscriptionEnds } from "./SubscriptionEnds.js"
@@ -75,7 +75,15 @@ export interface SignedIn {
   readonly maxAgeSecs: number | undefined
 }
 
-export type SignInFailure = "invalid" | "malformed" | "blocked"
+/** Too many wrong passwords from this client: try again in `retryAfterSecs`. */
+export interface Throttled {
+  readonly retryAfterSecs: number
+}
+
+export type SignInFailure = "invalid" | "malformed" | "blocked" | Throttled
+
+/** The window of the bound on wrong page passwords per client. */
+export const PASSWORD_WINDOW_MINUTES = 15
 
 const emailWayOpen = (page: PageRow) => page.access?.protected === true && page.access.email_code.enabled
 const passwordWayOpen = (page: PageRow) =>
@@ -89,6 +97,10 @@ export class Viewers extends Effect.Service<Viewers>()("Signalman/Viewers", {
     const mailer = yield* Mailer
     const fingerprint = yield* Fingerprint
     const base = yield* publicBaseUrl
+    const config = yield* AppConfig
+    const codeIntervalSecs = config["status_page.code_interval_secs"]
+    const codesPerHour = config["status_page.codes_per_hour"]
+    const passwordFailures = config["status_page.password_failures"]
     const decodeViewers = Schema.decodeUnknown(Schema.Array(ViewerRow))
     const decodeSessions = Schema.decodeUnknown(Schema.Array(SessionRow))
 
@@ -153,6 +165,7 @@ export class Viewers extends Effect.Service<Viewers>()("Signalman/Viewers", {
           SELECT s.id, s.viewer_id::text AS viewer_id, s.password_version, v.email, v.blocked_at, v.verified_at
           FROM status_page_viewer_sessions s LEFT JOIN status_page_viewers v ON v.id = s.viewer_id
           WHERE s.token_hash = ${sha256(token)} AND s.page_id = ${page.id} AND s.expires_at > now()
+            AND s.created_at + make_interval(secs => ${sessionLength(page).secs}) > now()
         `.pipe(Effect.flatMap(decodeSessions))
         const row = rows[0]
         if (row === undefined) return Option.none<string | null>()
@@ -214,9 +227,22 @@ export class Viewers extends Effect.Service<Viewers>()("Signalman/Viewers", {
         `
         if (blocked !== undefined) return
         const code = newCode()
-        yield* sql.withTransaction(
+        const made = yield* sql.withTransaction(
           Effect.gen(function* () {
             yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`page_code:${page.id}:${email}`}))`
+            // The mail throttle: one code per address and page per interval, a few an hour, counted on the codes
+            // made (used, retired or not). A throttled request makes nothing and keeps the last code working.
+            const [recent] = yield* sql<{ in_window: number; hour: number }>`
+              SELECT count(*) FILTER (WHERE created_at > now() - make_interval(secs => ${codeIntervalSecs}))::int
+                  AS in_window,
+                count(*)::int AS hour
+              FROM status_page_sign_in_codes
+              WHERE page_id = ${page.id} AND email = ${email} AND created_at > now() - interval '1 hour'
+            `
+            if (recent !== undefined) {
+              if (codeIntervalSecs > 0 && recent.in_window > 0) return false
+              if (codesPerHour > 0 && recent.hour >= codesPerHour) return false
+            }
             yield* sql`
               UPDATE status_page_sign_in_codes SET retired_at = now()
               WHERE page_id = ${page.id} AND email = ${email} AND retired_at IS NULL AND used_at IS NULL
@@ -226,8 +252,10 @@ export class Viewers extends Effect.Service<Viewers>()("Signalman/Viewers", {
               VALUES (${uuidv7()}, ${page.id}, ${email}, ${sha256(code)}, ${sha256(browser)},
                 now() + make_interval(mins => ${CODE_MINUTES}))
             `
+            return true
           })
         )
+        if (!made) return
         yield* mailer
           .send({
             to: email,
@@ -292,14 +320,30 @@ export class Viewers extends Effect.Service<Viewers>()("Signalman/Viewers", {
     const signInWithPassword = (page: PageRow, password: string, device: Device) =>
       Effect.gen(function* () {
         if (!passwordWayOpen(page) || page.password_hash === null) return yield* Effect.fail<SignInFailure>("invalid")
-        const ok = password.length > 0 && (yield* verifyPassword(page.password_hash, password))
-        if (!ok) {
-          yield* sql`
-            INSERT INTO status_page_password_failures (id, page_id, ip_hash)
-            VALUES (${uuidv7()}, ${page.id}, ${fingerprint.hash(device.ip)})
+        // Every attempt is written as a failure before the (slow) check and taken back when it succeeds, so
+        // concurrent attempts count against the bound at once; an attempt over the bound is taken back unchecked.
+        const attempt = uuidv7()
+        const client = fingerprint.hash(device.ip)
+        yield* sql`
+          INSERT INTO status_page_password_failures (id, page_id, ip_hash) VALUES (${attempt}, ${page.id}, ${client})
+        `
+        if (passwordFailures > 0) {
+          const [counted] = yield* sql<{ n: number; retry: number | null }>`
+            SELECT count(*)::int AS n,
+              ceil(extract(epoch FROM min(at) + make_interval(mins => ${PASSWORD_WINDOW_MINUTES}) - now()))::int
+                AS retry
+            FROM status_page_password_failures
+            WHERE page_id = ${page.id} AND ip_hash IS NOT DISTINCT FROM ${client}
+              AND at > now() - make_interval(mins => ${PASSWORD_WINDOW_MINUTES})
           `
-          return yield* Effect.fail<SignInFailure>("invalid")
+          if (counted !== undefined && counted.n > passwordFailures) {
+            yield* sql`DELETE FROM status_page_password_failures WHERE id = ${attempt}`
+            return yield* Effect.fail<SignInFailure>({ retryAfterSecs: Math.max(1, counted.retry ?? 1) })
+          }
         }
+        const ok = password.length > 0 && (yield* verifyPassword(page.password_hash, password))
+        if (!ok) return yield* Effect.fail<SignInFailure>("invalid")
+        yield* sql`DELETE FROM status_page_password_failures WHERE id = ${attempt}`
         yield* sql`UPDATE status_pages SET password_last_sign_in_at = now() WHERE id = ${page.id}`
         return yield* startSession(page, null, device)
       }).pipe(Effect.catchTag("SqlError", Effect.die))

@@ -36,11 +36,26 @@ interface PageBody {
 const setup = (statements: ReadonlyArray<string> = []) =>
   Effect.gen(function* () {
     const smtp = yield* SmtpCatcher.make
-    const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
+    const server = yield* TestServer.start({
+      MAIL__SMTP_URL: smtp.url,
+      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+      STATUS_PAGE__CODE_INTERVAL_SECS: "0"
+    })
     const alice = yield* signIn(server, smtp)
     // Plan changes after alice's account exists and before any request caches its plan.
     for (const statement of statements) yield* server.sql.unsafe(statement)
     return { server, smtp, alice }
+  })
+
+/** Posts a viewer sign-in form as a browser does: opening the sign-in page first hands out the form token. */
+const signInPost = (browser: Browser.Browser, slug: string, form: string, fields: Record<string, string>) =>
+  Effect.gen(function* () {
+    if (!browser.cookies.has("_sm_pv_csrf")) yield* browser.request(`/p/${slug}/sign-in`)
+    return yield* browser.request(`/p/${slug}/sign-in/${form}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf: browser.cookies.get("_sm_pv_csrf") ?? "", ...fields }).toString()
+    })
   })
 
 /** Moves every account so far to a plan. */
@@ -536,19 +551,11 @@ describe(`status pages (${TestDatabase.kind} database)`, () => {
       const signInByCode = (browser: Browser.Browser, email: string) =>
         Effect.gen(function* () {
           const before = smtp.mails().filter((m) => m.to === email).length
-          const asked = yield* browser.request(`/p/${page.slug}/sign-in/email`, {
-            method: "POST",
-            headers: { "content-type": "application/x-www-form-urlencoded" },
-            body: new URLSearchParams({ email }).toString()
-          })
+          const asked = yield* signInPost(browser, page.slug, "email", { email })
           expect(asked.status).toBe(200)
           const mails = yield* Effect.promise(() => smtp.waitFor(email, before + 1))
           const code = /Your page code: ([0-9A-Z]{6})/.exec(mails[before]?.text ?? "")?.[1] ?? ""
-          return yield* browser.request(`/p/${page.slug}/sign-in/code`, {
-            method: "POST",
-            headers: { "content-type": "application/x-www-form-urlencoded" },
-            body: new URLSearchParams({ code }).toString()
-          })
+          return yield* signInPost(browser, page.slug, "code", { code })
         })
 
       const done = yield* signInByCode(viewer, viewerEmail)
@@ -561,11 +568,7 @@ describe(`status pages (${TestDatabase.kind} database)`, () => {
 
       // An address the rules do not allow hears the same answer and gets no mail.
       const stranger = Browser.make(server.baseUrl)
-      const asked = yield* stranger.request(`/p/${page.slug}/sign-in/email`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ email: "nobody@elsewhere.example" }).toString()
-      })
+      const asked = yield* signInPost(stranger, page.slug, "email", { email: "nobody@elsewhere.example" })
       expect(asked.status).toBe(200)
       expect(asked.text).toContain("If the address may open this page")
 
@@ -595,11 +598,7 @@ describe(`status pages (${TestDatabase.kind} database)`, () => {
       expect(sessions?.n).toBe(0)
       // Kept out: no code is mailed to a blocked viewer.
       const mailsBefore = smtp.mails().filter((m) => m.to === viewerEmail).length
-      yield* viewer.request(`/p/${page.slug}/sign-in/email`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ email: viewerEmail }).toString()
-      })
+      yield* signInPost(viewer, page.slug, "email", { email: viewerEmail })
       const mailsAfter = smtp.mails().filter((m) => m.to === viewerEmail).length
       expect(mailsAfter).toBe(mailsBefore)
 
@@ -629,11 +628,7 @@ describe(`status pages (${TestDatabase.kind} database)`, () => {
         access: { protected: true, password: { enabled: true, value: "open sesame" } }
       })
       const withPassword = (browser: Browser.Browser, password: string) =>
-        browser.request(`/p/${page.slug}/sign-in/password`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({ password }).toString()
-        })
+        signInPost(browser, page.slug, "password", { password })
       const record = () =>
         Effect.map(
           alice.browser.request(`/api/v1/status-pages/${page.id}/access/password`),
