@@ -563,4 +563,75 @@ describe(`private status pages (${TestDatabase.kind} database)`, () => {
         expect(smtp.mails().filter((m) => m.to === email)).toHaveLength(0)
       })
   )
+
+  it.scopedLive(
+    "subscriptions end with the way in: blocking a viewer ends theirs, a new password ends those made with it",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setup()
+        const { server, smtp, alice } = s
+        const page = yield* createPage(alice, { access: privateAccess() })
+        const subscribe = (browser: Browser.Browser, email: string) =>
+          browser.request(`/api/public/v1/subscriptions?page=${page.slug}`, { json: { email } })
+        // The confirmation is the address's newest mail (a viewer also got a sign-in code).
+        const mailsTo = (email: string) => smtp.mails().filter((m) => m.to === email).length
+        const confirmFor = (email: string, before: number) =>
+          Effect.gen(function* () {
+            const mails = yield* Effect.promise(() => smtp.waitFor(email, before + 1))
+            const mail = mails[before]
+            const link = /https?:\/\/\S+\/subscriptions\/confirm\?token=[A-Za-z0-9_-]+/.exec(mail?.text ?? "")?.[0]
+            assert(link !== undefined, `no confirmation link mailed to ${email}`)
+            const url = new URL(link)
+            const confirmed = yield* Http.request(`${server.baseUrl}${url.pathname}${url.search}`)
+            expect(confirmed.status, confirmed.text).toBe(200)
+          })
+        const live = (email: string) =>
+          Effect.map(
+            server.sql<{ n: number }>`
+              SELECT count(*)::int AS n FROM status_page_subscribers
+              WHERE page_id = ${page.id} AND email = ${email} AND confirmed_at IS NOT NULL AND unsubscribed_at IS NULL
+            `,
+            (rows) => rows[0]?.n ?? 0
+          )
+        const passwordRecord = () =>
+          Effect.map(
+            alice.browser.request(`/api/v1/status-pages/${page.id}/access/password`),
+            (reply) => reply.json as { subscriptions: number }
+          )
+
+        // A stranger cannot subscribe to a private page.
+        const refused = yield* subscribe(Browser.make(server.baseUrl), "stranger@elsewhere.example")
+        expect(refused.status).toBe(401)
+        expect(Http.envelope(refused).code).toBe("PAGE_SIGN_IN_REQUIRED")
+
+        const viewerEmail = viewerAddress("subscriber")
+        const viewer = yield* signInByCode(s, page, viewerEmail)
+        const viewerMails = mailsTo(viewerEmail)
+        expect((yield* subscribe(viewer, viewerEmail)).status).toBe(202)
+        yield* confirmFor(viewerEmail, viewerMails)
+
+        const { browser: device, reply } = yield* signInByPassword(s, page, "open sesame")
+        expect(reply.status, reply.text).toBe(303)
+        const deviceEmail = uniqueEmail("device").replace("@example.com", "@elsewhere.example")
+        expect((yield* subscribe(device, deviceEmail)).status).toBe(202)
+        yield* confirmFor(deviceEmail, 0)
+
+        expect(yield* live(viewerEmail)).toBe(1)
+        expect(yield* live(deviceEmail)).toBe(1)
+        // The password record counts what a change would end: the device's subscription, not the viewer's.
+        expect((yield* passwordRecord()).subscriptions).toBe(1)
+
+        const id = yield* viewerId(s, page, viewerEmail)
+        const blocked = yield* alice.browser.request(`/api/v1/status-pages/${page.id}/access/viewers/${id}/block`, {
+          method: "POST"
+        })
+        expect(blocked.status, blocked.text).toBe(200)
+        expect(yield* live(viewerEmail)).toBe(0)
+        expect(yield* live(deviceEmail)).toBe(1)
+
+        yield* patchPage(alice, page, { access: privateAccess("a new secret") })
+        expect(yield* live(deviceEmail)).toBe(0)
+        expect((yield* passwordRecord()).subscriptions).toBe(0)
+      })
+  )
 })
