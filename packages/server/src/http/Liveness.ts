@@ -91,7 +91,9 @@ export class Server extends Http.Server {
           try {
             answered = shortcut(request, response)
           } finally {
-            if (answered) response.once("close", () => lifecycle?.leave())
+            // An answer ended on the spot (its bytes handed to the socket) is done, like a liveness answer; one
+            // still being written counts until its response closes.
+            if (answered && !response.writableEnded) response.once("close", () => lifecycle?.leave())
             else lifecycle?.leave()
           }
           if (answered) return

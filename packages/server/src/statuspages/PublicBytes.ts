@@ -58,6 +58,17 @@ export class Encoded {
   etag(coding: Coding): string {
     return coding === "identity" ? `"${this.tag}"` : `"${this.tag}-${coding}"`
   }
+
+  private readonly answers = new Map<string, Answer>()
+
+  /** The answer of `key` (its coding, cache header and status), built on first use and kept with these bytes. */
+  answerFor(key: string, make: () => Answer): Answer {
+    const known = this.answers.get(key)
+    if (known !== undefined) return known
+    const made = make()
+    this.answers.set(key, made)
+    return made
+  }
 }
 
 /**
@@ -113,25 +124,50 @@ export interface Answer {
   readonly status: 200 | 304
   /** Every header of the answer but the request id (content-type and content-length included for a 200). */
   readonly headers: Readonly<Record<string, string>>
+  /** The same headers as a flat `[name, value, ...]` list, the form `writeHead` takes without copying. */
+  readonly raw: ReadonlyArray<string>
   /** None for a 304. */
   readonly body: Uint8Array | undefined
 }
 
-/** The answer to a request for `encoded` with Cache-Control `cacheControl`. */
-export const answer = (encoded: Encoded, conditions: Conditions, cacheControl: string): Answer => {
-  const coding = encoded.identity.length < MIN_COMPRESS_BYTES ? "identity" : chooseCoding(conditions.acceptEncoding)
+// Clients send a handful of distinct Accept-Encoding values; the choice for each is remembered (bounded).
+const codings = new Map<string, Coding>()
+const codingFor = (acceptEncoding: string | undefined): Coding => {
+  if (acceptEncoding === undefined) return "identity"
+  const known = codings.get(acceptEncoding)
+  if (known !== undefined) return known
+  const chosen = chooseCoding(acceptEncoding)
+  if (codings.size >= 256) codings.clear()
+  codings.set(acceptEncoding, chosen)
+  return chosen
+}
+
+const build = (encoded: Encoded, coding: Coding, cacheControl: string, notModified: boolean): Answer => {
   const headers: Record<string, string> = {
     ...encoded.headers,
     "cache-control": cacheControl,
     etag: encoded.etag(coding),
     vary: "Accept-Encoding"
   }
-  if (matches(conditions.ifNoneMatch, encoded)) return { status: 304, headers, body: undefined }
-  const body = encoded.bytes(coding)
-  if (coding !== "identity") headers["content-encoding"] = coding
-  headers["content-type"] = encoded.contentType
-  headers["content-length"] = String(body.length)
-  return { status: 200, headers, body }
+  const body = notModified ? undefined : encoded.bytes(coding)
+  if (body !== undefined) {
+    if (coding !== "identity") headers["content-encoding"] = coding
+    headers["content-type"] = encoded.contentType
+    headers["content-length"] = String(body.length)
+  }
+  return { status: notModified ? 304 : 200, headers, raw: Object.entries(headers).flat(), body }
+}
+
+/**
+ * The answer to a request for `encoded` with Cache-Control `cacheControl`. Each distinct answer (coding, cache
+ * header, 200 or 304) is built once and kept with the encoded bytes: a request then costs two lookups.
+ */
+export const answer = (encoded: Encoded, conditions: Conditions, cacheControl: string): Answer => {
+  const coding = encoded.identity.length < MIN_COMPRESS_BYTES ? "identity" : codingFor(conditions.acceptEncoding)
+  const notModified = matches(conditions.ifNoneMatch, encoded)
+  return encoded.answerFor(`${notModified ? 304 : 200} ${coding} ${cacheControl}`, () =>
+    build(encoded, coding, cacheControl, notModified)
+  )
 }
 
 /** The request's conditions from its headers. */

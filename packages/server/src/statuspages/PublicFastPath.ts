@@ -88,10 +88,9 @@ export const shortcut =
 
 const send = (request: Http.IncomingMessage, response: Http.ServerResponse, answer: PublicBytes.Answer) => {
   const header = request.headers["x-request-id"]
-  response.writeHead(answer.status, {
-    ...answer.headers,
-    "x-request-id": chooseRequestId(typeof header === "string" ? header : undefined)
-  })
+  const raw = answer.raw.slice()
+  raw.push("x-request-id", chooseRequestId(typeof header === "string" ? header : undefined))
+  response.writeHead(answer.status, raw)
   response.end(request.method === "HEAD" ? undefined : answer.body)
 }
 

@@ -22,6 +22,7 @@ import { Readings } from "../engine/Readings.js"
 import { Plans } from "../limits/Plans.js"
 import { Maintenance } from "../maintenance/Maintenance.js"
 import type { Encoded } from "./PublicBytes.js"
+import * as WindowCache from "./WindowCache.js"
 
 const DAY = 86_400_000
 const UPTIME_DAYS = 90
@@ -143,13 +144,6 @@ export const hostOf = (header: string | undefined): string | undefined => {
   return colon === -1 ? host : host.slice(0, colon)
 }
 
-interface Entry<A> {
-  readonly until: number
-  value: Effect.Effect<A>
-  /** Set once the build has succeeded: what `peek` reads without running anything. */
-  settled: { readonly value: A } | undefined
-}
-
 export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/PublicSnapshot", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -162,37 +156,8 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
       config["auth.public_base_url"] === undefined ? undefined : new URL(config["auth.public_base_url"]).host
     )
 
-    const lookups = new Map<string, Entry<Page | undefined>>()
-    const snapshots = new Map<string, Entry<Snapshot>>()
-
-    /** A value per key, built once per window by whoever asks first; a failed build is forgotten. */
-    const cached = <A>(cache: Map<string, Entry<A>>, key: string, build: Effect.Effect<A>): Effect.Effect<A> =>
-      Effect.suspend(() => {
-        const now = Date.now()
-        const hit = cache.get(key)
-        if (hit !== undefined && hit.until > now) return hit.value
-        return Effect.flatMap(Effect.cached(build), (memo) => {
-          if (cache.size > 10_000) cache.clear()
-          const entry: Entry<A> = { until: now + ttl, value: memo, settled: undefined }
-          entry.value = Effect.tap(memo, (value) =>
-            Effect.sync(() => {
-              entry.settled = { value }
-            })
-          )
-          cache.set(key, entry)
-          return Effect.tapErrorCause(entry.value, () =>
-            Effect.sync(() => {
-              if (cache.get(key) === entry) cache.delete(key)
-            })
-          )
-        })
-      })
-
-    /** The built value of `key` while its window lasts, without waiting or building: undefined otherwise. */
-    const peek = <A>(cache: Map<string, Entry<A>>, key: string, now: number): { readonly value: A } | undefined => {
-      const hit = cache.get(key)
-      return hit !== undefined && hit.until > now ? hit.settled : undefined
-    }
+    const lookups = yield* WindowCache.make<Page | undefined>(ttl)
+    const snapshots = yield* WindowCache.make<Snapshot>(ttl)
 
     const toPage = (row: PageRow): Page => ({
       id: row.id,
@@ -219,20 +184,19 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
 
     /** A published page by slug, any case. */
     const bySlug = (slug: string) =>
-      cached(lookups, `slug:${slug.toLowerCase()}`, findPage(sql`lower(p.slug) = ${slug.toLowerCase()}`))
+      lookups.get(`slug:${slug.toLowerCase()}`, findPage(sql`lower(p.slug) = ${slug.toLowerCase()}`))
 
     /** The published page whose custom domain is `host`, unless `host` is the service's own. */
     const byHost = (host: string | undefined) =>
       host === undefined || host === "" || host === baseHost
         ? Effect.succeed(undefined)
-        : cached(lookups, `host:${host}`, findPage(sql`lower(p.custom_domain) = ${host}`))
+        : lookups.get(`host:${host}`, findPage(sql`lower(p.custom_domain) = ${host}`))
 
     /** The page `/status` serves: the configured slug, else the only published page of the instance. */
     const defaultPage = Effect.suspend(() => {
       const slug = config["status_page.default_slug"]
       if (slug !== undefined) return bySlug(slug)
-      return cached(
-        lookups,
+      return lookups.get(
         "default",
         sql<{ slug: string }>`SELECT slug FROM status_pages WHERE published LIMIT 2`.pipe(
           Effect.orDie,
@@ -432,7 +396,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
       }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
 
     /** The page's snapshot, built at most once per window. */
-    const snapshot = (page: Page) => cached(snapshots, page.id, build(page))
+    const snapshot = (page: Page) => snapshots.get(page.id, build(page))
 
     /**
      * What is settled in memory right now, for the listener's fast path: the published page of a slug, whether a
@@ -440,16 +404,16 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
      * built, or past its window): the caller then goes the Effect way, which looks up or builds.
      */
     const settled = {
-      bySlug: (slug: string, now: number): Page | undefined => peek(lookups, `slug:${slug.toLowerCase()}`, now)?.value,
+      bySlug: (slug: string, now: number): Page | undefined => lookups.peek(`slug:${slug.toLowerCase()}`, now)?.value,
       /** `{ page: undefined }` when the host is known to be no page's domain. */
       byHost: (host: string | undefined, now: number): { readonly page: Page | undefined } | undefined =>
         host === undefined || host === "" || host === baseHost
           ? { page: undefined }
           : (() => {
-              const hit = peek(lookups, `host:${host}`, now)
+              const hit = lookups.peek(`host:${host}`, now)
               return hit === undefined ? undefined : { page: hit.value }
             })(),
-      snapshot: (page: Page, now: number): Snapshot | undefined => peek(snapshots, page.id, now)?.value
+      snapshot: (page: Page, now: number): Snapshot | undefined => snapshots.peek(page.id, now)?.value
     }
 
     return { bySlug, byHost, defaultPage, snapshot, baseHost, settled }
