@@ -13,7 +13,6 @@ import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import * as Channel from "@signalman/core/Channel"
 import * as DecodeFailure from "@signalman/core/DecodeFailure"
-import type { AccountId } from "@signalman/core/Identity"
 import type * as Plan from "@signalman/core/Plan"
 import { REDACTED, WriteSource } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
@@ -181,17 +180,13 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
           )
           .pipe(Effect.orDie)
         if (outcome._tag === "Full") {
-          return yield* Effect.flatMap(
-            quotaEvents.quotaExceeded({
-              accountId: org.accountId as AccountId,
-              userId,
-              quota: "max_notification_channels",
-              current: outcome.current,
-              limit: plan.quotas.max_notification_channels,
-              plan: plan.id
-            }),
-            Effect.fail
-          )
+          return yield* quotaEvents.refuse({
+            plan,
+            accountId: org.accountId,
+            userId,
+            quota: "max_notification_channels",
+            current: outcome.current
+          })
         }
         return { row: outcome.row, signingSecret: generated }
       })

@@ -4,6 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
+import type * as Plan from "@signalman/core/Plan"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../Ids.js"
 
@@ -23,34 +24,59 @@ export class QuotaEvents extends Effect.Service<QuotaEvents>()("Signalman/QuotaE
         VALUES (${uuidv7()}, ${event.accountId}, ${event.userId}, ${event.kind}, ${event.name}, ${event.limit}, ${event.current})
       `.pipe(Effect.asVoid, Effect.orDie)
 
+    /** 422 QUOTA_EXCEEDED: details name the quota with current, limit and plan; field is null. */
+    const quotaExceeded = (input: {
+      readonly accountId: string
+      readonly userId: string | null
+      readonly quota: string
+      readonly current: number
+      readonly limit: number
+      readonly plan: string
+      /** How many a bulk write asked for at once, when more than one. */
+      readonly requested?: number
+      readonly code?: "QUOTA_EXCEEDED" | "OWNER_ORG_LIMIT"
+    }) =>
+      Effect.as(
+        log({ ...input, kind: "quota", name: input.quota }),
+        ApiError.make(
+          input.code ?? "QUOTA_EXCEEDED",
+          `The ${input.quota} quota of the ${input.plan} plan is reached (${input.current} of ${input.limit})`,
+          {
+            details: {
+              quota: input.quota,
+              current: input.current,
+              limit: input.limit,
+              plan: input.plan,
+              ...(input.requested === undefined ? {} : { requested: input.requested })
+            }
+          }
+        )
+      )
+
     return {
-      /** 422 QUOTA_EXCEEDED: details name the quota with current, limit and plan; field is null. */
-      quotaExceeded: (input: {
+      quotaExceeded,
+      /** Fails with `quotaExceeded` for one of the plan's own quotas: the limit and the plan's id are read from it. */
+      refuse: (input: {
+        readonly plan: Plan.Plan
+        readonly quota: Plan.QuotaName
         readonly accountId: string
         readonly userId: string | null
-        readonly quota: string
         readonly current: number
-        readonly limit: number
-        readonly plan: string
-        /** How many a bulk write asked for at once, when more than one. */
         readonly requested?: number
         readonly code?: "QUOTA_EXCEEDED" | "OWNER_ORG_LIMIT"
       }) =>
-        Effect.as(
-          log({ ...input, kind: "quota", name: input.quota }),
-          ApiError.make(
-            input.code ?? "QUOTA_EXCEEDED",
-            `The ${input.quota} quota of the ${input.plan} plan is reached (${input.current} of ${input.limit})`,
-            {
-              details: {
-                quota: input.quota,
-                current: input.current,
-                limit: input.limit,
-                plan: input.plan,
-                ...(input.requested === undefined ? {} : { requested: input.requested })
-              }
-            }
-          )
+        Effect.flatMap(
+          quotaExceeded({
+            accountId: input.accountId,
+            userId: input.userId,
+            quota: input.quota,
+            current: input.current,
+            limit: input.plan.quotas[input.quota],
+            plan: input.plan.id,
+            ...(input.requested === undefined ? {} : { requested: input.requested }),
+            ...(input.code === undefined ? {} : { code: input.code })
+          }),
+          Effect.fail
         ),
       /** 429 RATE_LIMITED: details with scope and retry_after_secs; the renderer adds Retry-After. */
       rateLimited: (input: {

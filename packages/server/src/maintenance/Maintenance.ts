@@ -21,7 +21,6 @@ import {
   type PostMaintenanceUpdate,
   UpdateStatus
 } from "@signalman/core/api/Maintenance"
-import type { AccountId } from "@signalman/core/Identity"
 import * as MaintenanceWindow from "@signalman/core/MaintenanceWindow"
 import type * as Plan from "@signalman/core/Plan"
 import { TargetId, WriteSource } from "@signalman/core/Target"
@@ -301,17 +300,13 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
           })
         )
         if (outcome._tag === "Full") {
-          return yield* Effect.flatMap(
-            quotaEvents.quotaExceeded({
-              accountId: org.accountId as AccountId,
-              userId,
-              quota: "max_maintenance_windows",
-              current: outcome.current,
-              limit: plan.quotas.max_maintenance_windows,
-              plan: plan.id
-            }),
-            Effect.fail
-          )
+          return yield* quotaEvents.refuse({
+            plan,
+            accountId: org.accountId,
+            userId,
+            quota: "max_maintenance_windows",
+            current: outcome.current
+          })
         }
         return yield* answer(org, id)
       }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))

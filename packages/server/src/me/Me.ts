@@ -121,18 +121,14 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
             Effect.tap(() => Effect.zipRight(accounts.changed(caller.user.id), publishAccount(accountId)))
           )
         if (outcome.over) {
-          return yield* Effect.flatMap(
-            quotaEvents.quotaExceeded({
-              accountId,
-              userId: caller.user.id,
-              quota: "max_orgs",
-              current: outcome.current,
-              limit: plan.quotas.max_orgs,
-              plan: plan.id,
-              code: "OWNER_ORG_LIMIT"
-            }),
-            Effect.fail
-          )
+          return yield* quotaEvents.refuse({
+            plan,
+            accountId,
+            userId: caller.user.id,
+            quota: "max_orgs",
+            current: outcome.current,
+            code: "OWNER_ORG_LIMIT"
+          })
         }
       })
 

@@ -129,18 +129,14 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
           )
         switch (outcome._tag) {
           case "Full":
-            return yield* Effect.flatMap(
-              quotaEvents.quotaExceeded({
-                accountId,
-                userId: caller.user.id,
-                quota: "max_orgs",
-                current: outcome.current,
-                limit: plan.quotas.max_orgs,
-                plan: plan.id,
-                code: "OWNER_ORG_LIMIT"
-              }),
-              Effect.fail
-            )
+            return yield* quotaEvents.refuse({
+              plan,
+              accountId,
+              userId: caller.user.id,
+              quota: "max_orgs",
+              current: outcome.current,
+              code: "OWNER_ORG_LIMIT"
+            })
           case "Taken":
             return yield* Effect.fail(ApiError.make("SLUG_TAKEN", `The slug ${input.slug} is taken`, { field: "slug" }))
           case "Created":

@@ -10,7 +10,6 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Argon2 from "@node-rs/argon2"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
-import type { AccountId } from "@signalman/core/Identity"
 import type * as Plan from "@signalman/core/Plan"
 import { PublicLocale } from "@signalman/core/PublicLocale"
 import * as StatusPage from "@signalman/core/StatusPage"
@@ -339,17 +338,13 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
           )
           .pipe(mapUnique(input.slug, input.custom_domain))
         if (outcome._tag === "Full") {
-          return yield* Effect.flatMap(
-            quotaEvents.quotaExceeded({
-              accountId: org.accountId as AccountId,
-              userId,
-              quota: "max_status_pages",
-              current: outcome.current,
-              limit: plan.quotas.max_status_pages,
-              plan: plan.id
-            }),
-            Effect.fail
-          )
+          return yield* quotaEvents.refuse({
+            plan,
+            accountId: org.accountId,
+            userId,
+            quota: "max_status_pages",
+            current: outcome.current
+          })
         }
         yield* auditPassword(org, id, outcome.change)
         return yield* one(org, id)
@@ -483,17 +478,13 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
           })
         )
         if (outcome._tag === "Full") {
-          return yield* Effect.flatMap(
-            quotaEvents.quotaExceeded({
-              accountId: org.accountId as AccountId,
-              userId,
-              quota: "max_public_components",
-              current: outcome.current,
-              limit: plan.quotas.max_public_components,
-              plan: plan.id
-            }),
-            Effect.fail
-          )
+          return yield* quotaEvents.refuse({
+            plan,
+            accountId: org.accountId,
+            userId,
+            quota: "max_public_components",
+            current: outcome.current
+          })
         }
         return yield* component(id, targetId)
       }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))

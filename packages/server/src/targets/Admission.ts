@@ -63,17 +63,13 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
           )
         }
         if (regions.length > writer.plan.quotas.max_regions) {
-          return yield* Effect.flatMap(
-            quotaEvents.quotaExceeded({
-              accountId: writer.org.accountId,
-              userId: writer.userId,
-              quota: "max_regions",
-              current: regions.length,
-              limit: writer.plan.quotas.max_regions,
-              plan: writer.plan.id
-            }),
-            Effect.fail
-          )
+          return yield* quotaEvents.refuse({
+            plan: writer.plan,
+            accountId: writer.org.accountId,
+            userId: writer.userId,
+            quota: "max_regions",
+            current: regions.length
+          })
         }
       })
 

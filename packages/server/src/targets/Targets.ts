@@ -9,7 +9,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import { CheckSpec } from "@signalman/core/CheckSpec"
-import type { AccountId, OrgId } from "@signalman/core/Identity"
+import type { OrgId } from "@signalman/core/Identity"
 import type * as Plan from "@signalman/core/Plan"
 import * as Target from "@signalman/core/Target"
 import type { ResolvedTarget } from "@signalman/core/TargetRules"
@@ -223,18 +223,14 @@ export class Targets extends Effect.Service<Targets>()("Signalman/Targets", {
           )
           .pipe(Effect.catchTag("SqlError", Effect.die))
         if (outcome._tag === "Full") {
-          return yield* Effect.flatMap(
-            quotaEvents.quotaExceeded({
-              accountId: org.accountId as AccountId,
-              userId,
-              quota: "max_targets",
-              current: outcome.current,
-              limit: plan.quotas.max_targets,
-              plan: plan.id,
-              ...(records.length > 1 ? { requested: records.length } : {})
-            }),
-            Effect.fail
-          )
+          return yield* quotaEvents.refuse({
+            plan,
+            accountId: org.accountId,
+            userId,
+            quota: "max_targets",
+            current: outcome.current,
+            ...(records.length > 1 ? { requested: records.length } : {})
+          })
         }
         return outcome.rows
       })
