@@ -17,6 +17,7 @@ import * as DecodeFailure from "./DecodeFailure.js"
 import { type Origin, Phase, Severity } from "./Incident.js"
 import * as RequestBody from "./RequestBody.js"
 import type { Violation } from "./TargetRules.js"
+import { atMost } from "./TextLength.js"
 
 /**
  * The most characters an update's message may hold.
@@ -41,14 +42,6 @@ export const MAX_TITLE_LENGTH = 200
  * @category constants
  */
 export const MAX_DESCRIPTION_LENGTH = 10000
-
-// Characters as people count them: code points, so an emoji is one character, not two UTF-16 units.
-const atMost =
-  (max: number) =>
-  <S extends Schema.Schema<string, string>>(self: S): Schema.filter<S> =>
-    Schema.filter<S>((s) => [...s].length <= max || `must be at most ${max} characters`, {
-      jsonSchema: { maxLength: max }
-    })(self)
 
 const title = Schema.Trim.pipe(Schema.minLength(1, { message: () => "must not be empty" }), atMost(MAX_TITLE_LENGTH))
 const description = Schema.String.pipe(atMost(MAX_DESCRIPTION_LENGTH))

@@ -14,6 +14,7 @@ import * as ApiError from "./ApiError.js"
 import { PublicLocale } from "./PublicLocale.js"
 import * as RequestBody from "./RequestBody.js"
 import { TargetId, WriteSource } from "./Target.js"
+import { characters } from "./TextLength.js"
 
 /**
  * @since 0.2.0
@@ -109,11 +110,10 @@ export const CustomDomain = Schema.String.pipe(
 ).annotations({ identifier: "CustomDomain" })
 
 // Characters as people count them: code points.
-const length = (s: string) => [...s].length
 
 const text = (max: number) =>
   Schema.Trim.pipe(
-    Schema.filter((s) => (length(s) >= 1 && length(s) <= max) || `must be 1 to ${max} characters`, {
+    Schema.filter((s) => (characters(s) >= 1 && characters(s) <= max) || `must be 1 to ${max} characters`, {
       jsonSchema: { minLength: 1, maxLength: max }
     })
   )
@@ -461,7 +461,7 @@ export const decodeAccess = (u: unknown): Either.Either<AccessInput, ApiError.Ap
       }
       const value = rawPassword["value"]
       if (value !== undefined) {
-        if (typeof value !== "string" || length(value) < 1 || length(value) > MAX_PASSWORD_LENGTH) {
+        if (typeof value !== "string" || characters(value) < 1 || characters(value) > MAX_PASSWORD_LENGTH) {
           return yield* Either.left(
             ApiError.make("INVALID_PAGE_PASSWORD", `The page password must be 1 to ${MAX_PASSWORD_LENGTH} characters`, {
               field: "access.password.value"

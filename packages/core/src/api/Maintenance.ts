@@ -14,6 +14,7 @@ import * as MaintenanceWindow from "../MaintenanceWindow.js"
 import * as Pagination from "../Pagination.js"
 import * as RequestBody from "../RequestBody.js"
 import { TargetId, WriteSource } from "../Target.js"
+import { atMost } from "../TextLength.js"
 import { Authentication } from "./Authentication.js"
 
 /**
@@ -65,14 +66,6 @@ export const MAX_MESSAGE_LENGTH = 2000
  * @category constants
  */
 export const MAX_COMPONENTS = 500
-
-// Characters as people count them: code points, so an emoji is one character, not two UTF-16 units.
-const atMost =
-  (max: number) =>
-  <S extends Schema.Schema<string, string>>(self: S): Schema.filter<S> =>
-    Schema.filter<S>((s) => [...s].length <= max || `must be at most ${max} characters`, {
-      jsonSchema: { maxLength: max }
-    })(self)
 
 const title = Schema.Trim.pipe(Schema.minLength(1, { message: () => "must not be empty" }), atMost(MAX_TITLE_LENGTH))
 const description = Schema.String.pipe(atMost(MAX_DESCRIPTION_LENGTH))
