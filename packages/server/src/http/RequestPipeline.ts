@@ -5,12 +5,23 @@
  * Effect sends the response before a serve-level middleware sees it, so headers are added through a
  * pre-response handler, and the answers themselves (errors included) are made inside the router by
  * `Conventions`.
+ *
+ * This runs for every request, so it does per request only what depends on the request: one fiber-local value
+ * (the request id, which the error envelope, the audit log and every log line read), one exit hook (the in-flight
+ * count and the access log). What is the same for every request is installed once for the server by `layer`: the
+ * pre-response handler that decorates the answer and the body-size ceiling. Log lines get the request id from the
+ * logger (`Logging.ts`), not from an annotation made per request.
  */
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type { Lifecycle } from "../Lifecycle.js"
 import { chooseRequestId, currentRequestId } from "./RequestContext.js"
@@ -29,52 +40,80 @@ export const cacheControlFor = (method: string, pathname: string): string | unde
 
 const quiet = new Set(["/healthz", "/readyz"])
 
-const decorate = (
+const pathnameOf = (url: string): string => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/** The answer with the request id, the method's default Cache-Control and the JSON charset, built in one step. */
+export const decorate = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string,
   cacheControl: string | undefined
 ): HttpServerResponse.HttpServerResponse => {
-  let out = HttpServerResponse.setHeader(response, "x-request-id", requestId)
-  if (cacheControl !== undefined && out.headers["cache-control"] === undefined) {
-    out = HttpServerResponse.setHeader(out, "cache-control", cacheControl)
-  }
+  const headers: Record<string, string> = { ...response.headers, "x-request-id": requestId }
+  if (cacheControl !== undefined && headers["cache-control"] === undefined) headers["cache-control"] = cacheControl
+  const body = response.body
   // Effect labels JSON bodies plain application/json; the spec wants the charset spelled out.
-  const body = out.body
   if (body._tag === "Uint8Array" && body.contentType === JSON_TYPE) {
-    out = HttpServerResponse.setBody(out, { ...body, contentType: JSON_UTF8 })
+    return HttpServerResponse.uint8Array(body.body, {
+      status: response.status,
+      ...(response.statusText === undefined ? {} : { statusText: response.statusText }),
+      headers,
+      cookies: response.cookies,
+      contentType: JSON_UTF8
+    })
   }
-  return out
+  return HttpServerResponse.setHeaders(response, headers)
 }
 
+const decorateHandler = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.map(FiberRef.get(currentRequestId), (requestId) =>
+    decorate(
+      response,
+      requestId ?? chooseRequestId(request.headers["x-request-id"]),
+      cacheControlFor(request.method, pathnameOf(request.url))
+    )
+  )
+
+/**
+ * What every request of the server shares, installed once: the decorating pre-response handler and the body-size
+ * ceiling (`server.max_body_bytes`). Provide it to the layer that serves the app.
+ */
+export const layer = (maxBodyBytes: number): Layer.Layer<HttpIncomingMessage.MaxBodySize> =>
+  Layer.merge(
+    Layer.locallyScoped(HttpApp.currentPreResponseHandlers, Option.some(decorateHandler)),
+    Layer.succeed(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes)))
+  )
+
 export const middleware =
-  (lifecycle: Lifecycle, maxBodyBytes: number) =>
+  (lifecycle: Lifecycle) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
+    Effect.withFiberRuntime((fiber) => {
+      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
       const requestId = chooseRequestId(request.headers["x-request-id"])
-      const q = request.url.indexOf("?")
-      const pathname = q === -1 ? request.url : request.url.slice(0, q)
-      const cacheControl = cacheControlFor(request.method, pathname)
+      const pathname = pathnameOf(request.url)
+      const level = quiet.has(pathname) ? LogLevel.Debug : LogLevel.Info
+      // Decided before the request runs, so a filtered-out access log costs nothing at all.
+      const logged = LogLevel.lessThanEqual(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), level)
       const started = performance.now()
       lifecycle.enter()
-      yield* HttpApp.appendPreResponseHandler((_, response) =>
-        Effect.succeed(decorate(response, requestId, cacheControl))
+      return app.pipe(
+        Effect.onExit((exit) => {
+          lifecycle.leave()
+          if (!logged || exit._tag === "Failure") return Effect.void
+          return Effect.logWithLevel(level, "Request").pipe(
+            Effect.annotateLogs({
+              method: request.method,
+              path: pathname,
+              status: exit.value.status,
+              duration_ms: Math.round((performance.now() - started) * 10) / 10
+            })
+          )
+        }),
+        Effect.locally(currentRequestId, requestId)
       )
-      const response = yield* app.pipe(
-        HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
-        Effect.locally(currentRequestId, requestId),
-        Effect.annotateLogs("request_id", requestId),
-        Effect.ensuring(Effect.sync(lifecycle.leave))
-      )
-      const log = quiet.has(pathname) ? Effect.logDebug : Effect.logInfo
-      yield* log("Request").pipe(
-        Effect.annotateLogs({
-          request_id: requestId,
-          method: request.method,
-          path: pathname,
-          status: response.status,
-          duration_ms: Math.round((performance.now() - started) * 10) / 10
-        })
-      )
-      return response
     })

@@ -27,8 +27,10 @@ export const layer = <E, R>(
 ) => {
   const routes = RouteTable.make([...RouteTable.fromApi(api), ...(options.extraRoutes ?? [])])
   return Layer.unwrapEffect(
-    Effect.map(Lifecycle, (lifecycle) =>
-      HttpApiBuilder.serve(RequestPipeline.middleware(lifecycle, options.maxBodyBytes))
-    )
-  ).pipe(Layer.provide(implementation), Layer.provide(Conventions.layer(routes, options.maxBodyBytes)))
+    Effect.map(Lifecycle, (lifecycle) => HttpApiBuilder.serve(RequestPipeline.middleware(lifecycle)))
+  ).pipe(
+    Layer.provide(implementation),
+    Layer.provide(Conventions.layer(routes, options.maxBodyBytes)),
+    Layer.provide(RequestPipeline.layer(options.maxBodyBytes))
+  )
 }

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Logger from "effect/Logger"
+import { currentRequestId } from "../src/http/RequestContext.js"
+import { withRequestId } from "../src/Logging.js"
+
+const capture = () => {
+  const lines: Array<Record<string, unknown>> = []
+  const logger = withRequestId(
+    Logger.make<unknown, void>(({ annotations, message }) => {
+      lines.push({ message, ...Object.fromEntries(HashMap.toEntries(annotations)) })
+    })
+  )
+  return { lines, layer: Logger.replace(Logger.defaultLogger, logger) }
+}
+
+describe("Logging", () => {
+  it.effect("a line logged while a request is handled carries its request_id", () => {
+    const { lines, layer } = capture()
+    return Effect.gen(function* () {
+      yield* Effect.log("inside").pipe(Effect.locally(currentRequestId, "req-1"))
+      // A fiber forked by the request keeps the id, as its annotations would.
+      yield* Effect.fork(Effect.log("forked")).pipe(
+        Effect.flatMap((fiber) => fiber.await),
+        Effect.locally(currentRequestId, "req-2")
+      )
+      yield* Effect.log("outside")
+      expect(lines).toEqual([
+        { message: ["inside"], request_id: "req-1" },
+        { message: ["forked"], request_id: "req-2" },
+        { message: ["outside"] }
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an explicit request_id annotation is kept as it is", () => {
+    const { lines, layer } = capture()
+    return Effect.log("x").pipe(
+      Effect.annotateLogs("request_id", "given"),
+      Effect.locally(currentRequestId, "from-fiber"),
+      Effect.zipRight(Effect.sync(() => expect(lines).toEqual([{ message: ["x"], request_id: "given" }]))),
+      Effect.provide(layer)
+    )
+  })
+})
