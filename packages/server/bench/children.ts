@@ -88,7 +88,15 @@ export const start = async (target: Target): Promise<Running> => {
   const port = await freePort()
   // The child is node itself (not npx) so that killing its pid kills the server, not just a wrapper.
   // A `.ts` script runs through tsx; a built `.js` bundle runs as production runs it, on plain node.
-  const args = target.script.endsWith(".ts") ? ["--import", import.meta.resolve("tsx"), target.script] : [target.script]
+  const script = target.script.endsWith(".ts")
+    ? ["--import", import.meta.resolve("tsx"), target.script]
+    : [target.script]
+  // BENCH_SERVER_CPU_PROF=1: every server child writes a V8 CPU profile to .bench/profiles/ when it is stopped.
+  const profile =
+    process.env["BENCH_SERVER_CPU_PROF"] === "1"
+      ? ["--cpu-prof", `--cpu-prof-dir=${path.join(serverDir, ".bench", "profiles")}`]
+      : []
+  const args = [...profile, ...script]
   const child = spawn(process.execPath, args, {
     cwd: serverDir,
     env: { ...baseEnv(), ...target.env, HOST, PORT: String(port) },
