@@ -26,6 +26,11 @@
  * request in flight at once, and so may a new minute window), not one per request. It is the embedded database in
  * memory unless `BENCH_DATABASE_URL` names a PostgreSQL database; a run against each shows how little that matters.
  *
+ * A third server, the framework floor (`bench/floor-api.ts`), answers the same `/healthz` body through one `HttpApi`
+ * route on `@effect/platform-node` with nothing else: the most any `/api/v1/*` route of Signalman could reach. It is
+ * measured in the same rounds, and the report gives floor / `/healthz` (the bound on the identity aim that the
+ * stack itself sets) and `/me` / floor (what Signalman's own authentication and handler cost on top of it).
+ *
  * Each server is a child process on a free loopback port; autocannon (50 connections, pipelining 1) runs here.
  * A warm-up run per target is not counted, then rounds alternate between the targets (the order reverses each
  * round). Any failed request (a status other than the expected one, wrong body, connection error or timeout) fails
@@ -64,6 +69,8 @@ const ME_AIM = 0.7
 const ME_LABEL = "authenticated GET /api/v1/me, bearer API token (the identity issue's measurement)"
 const ME_LIKE_FOR_LIKE =
   "like-for-like: the 404 route goes through the same Effect runtime, router and middleware, without authentication"
+const FLOOR_LABEL =
+  "framework floor: one HttpApi route on @effect/platform-node, no middleware, constant answer (bench/floor-api.ts)"
 const ME_CACHES =
   "served from in-process caches (sessions/tokens/users/memberships for 10 s, invalidated by LISTEN/NOTIFY on " +
   "PostgreSQL; plans) and rate-budget blocks reserved per minute window: it measures the authentication path, not " +
@@ -178,6 +185,15 @@ const isMeOf =
  * Before `/me` is measured, its whole answer is checked once, headers included: 200, the JSON content type, the
  * bench user's document reached by token, and a fresh UUID request id each time.
  */
+/** The floor answers the contract's `Health` body; checked once before it is measured, then by body per answer. */
+const checkFloor = async (running: Running): Promise<void> => {
+  const response = await fetch(`${running.origin}/healthz`, { signal: AbortSignal.timeout(5_000) })
+  const body = await response.text()
+  if (response.status !== 200 || body !== EXPECTED_BODY) {
+    throw new Error(`${running.target.name} /healthz is not the expected answer: ${response.status} ${body}`)
+  }
+}
+
 const checkMe = async (running: Running, user: BenchUser): Promise<void> => {
   const ids: Array<string> = []
   for (let i = 0; i < 2; i++) {
@@ -208,10 +224,10 @@ const checkMe = async (running: Running, user: BenchUser): Promise<void> => {
 /**
  * What one autocannon run aims at: a path on a running server and what every answer to it must be. `baseline` and
  * `signalman` are the headline pair (`/healthz` on each server); `pipeline` (the full-pipeline route) and `me` (the
- * authenticated route) run on the same Signalman process as `signalman`.
+ * authenticated route) run on the same Signalman process as `signalman`; `floor` is a server of its own.
  */
 interface Subject {
-  readonly name: "baseline" | "signalman" | "pipeline" | "me"
+  readonly name: "baseline" | "signalman" | "floor" | "pipeline" | "me"
   readonly running: Running
   readonly path: string
   /** Sent with every request (the bearer token of `me`). */
@@ -369,8 +385,10 @@ const main = async (): Promise<number> => {
   log(`  me        GET ${ME_PATH} on the same Signalman process, bearer API token of ${benchEmail}, 200`)
   log(`            ${database}; ${ME_CACHES}`)
 
-  const servers = { baseline: await start(baseline), signalman: await start(signalman) }
-  for (const running of Object.values(servers)) await checkSameWork(running)
+  const floor: Target = { name: "floor", description: FLOOR_LABEL, script: "bench/floor-api.ts", env: {} }
+  const servers = { baseline: await start(baseline), signalman: await start(signalman), floor: await start(floor) }
+  for (const running of [servers.baseline, servers.signalman]) await checkSameWork(running)
+  await checkFloor(servers.floor)
   await checkPipeline(servers.signalman)
   const user = await makeBenchUser(servers.signalman.origin, smtpCatcher, adminToken, benchEmail)
   await checkMe(servers.signalman, user)
@@ -382,6 +400,7 @@ const main = async (): Promise<number> => {
   const subjects: ReadonlyArray<Subject> = [
     { name: "baseline", running: servers.baseline, path: "/healthz", status: 200, body: exactHealthz },
     { name: "signalman", running: servers.signalman, path: "/healthz", status: 200, body: exactHealthz },
+    { name: "floor", running: servers.floor, path: "/healthz", status: 200, body: exactHealthz },
     {
       name: "pipeline",
       running: servers.signalman,
@@ -449,6 +468,10 @@ const main = async (): Promise<number> => {
   // goes through the same Effect runtime: the comparison that isolates what authentication and the handler cost.
   const meRatioToHealthz = meSummary.medianRps / summary.signalman.medianRps
   const meRatioToPipeline = meSummary.medianRps / pipelineSummary.medianRps
+  // (c) What the framework allows at best: no `/api/v1` route can beat the floor, so floor / healthz bounds (a).
+  const floorSummary = summarize("floor")
+  const floorRatioToHealthz = floorSummary.medianRps / summary.signalman.medianRps
+  const meRatioToFloor = meSummary.medianRps / floorSummary.medianRps
   const failed = runs.reduce((sum, run) => sum + failures(run), 0)
   // Zero answered requests would make a ratio of 0/0 or x/0 look like a result.
   const empty = runs.filter((run) => run.answered === 0)
@@ -476,6 +499,17 @@ const main = async (): Promise<number> => {
     `  ratio     me / signalman (/healthz) = ${fmt(meRatioToHealthz, 3)} (aim >= ${ME_AIM}: ${meRatioToHealthz >= ME_AIM ? "met" : "NOT met"})`
   )
   log(`  ratio     me / pipeline (404) = ${fmt(meRatioToPipeline, 3)}, ${ME_LIKE_FOR_LIKE}`)
+  log("")
+  log(`  ${FLOOR_LABEL}:`)
+  log(
+    `  floor     median ${fmt(floorSummary.medianRps).padStart(8)} req/s  p50 ${ms(floorSummary.medianLatencyP50Ms)} ms  p99 ${ms(floorSummary.medianLatencyP99Ms)} ms  (rounds: ${floorSummary.rps.map((v) => fmt(v)).join(", ")})`
+  )
+  log(
+    `  ratio     floor / signalman (/healthz) = ${fmt(floorRatioToHealthz, 3)}: the most any /api/v1 route can reach of /healthz on this stack`
+  )
+  log(
+    `  ratio     me / floor = ${fmt(meRatioToFloor, 3)}: authentication, rate budget, conventions and the /me handler`
+  )
 
   mkdirSync(path.dirname(outFile), { recursive: true })
   const ok = failed === 0 && empty.length === 0
@@ -527,7 +561,17 @@ const main = async (): Promise<number> => {
           aim: ME_AIM,
           aimMet: meRatioToHealthz >= ME_AIM,
           ratioToPipeline: meRatioToPipeline,
-          ratioToPipelineOf: `median rps of /me / median rps of GET ${PIPELINE_PATH} (same process); ${ME_LIKE_FOR_LIKE}`
+          ratioToPipelineOf: `median rps of /me / median rps of GET ${PIPELINE_PATH} (same process); ${ME_LIKE_FOR_LIKE}`,
+          ratioToFloor: meRatioToFloor,
+          ratioToFloorOf: "median rps of /me / median rps of the framework floor's GET /healthz"
+        },
+        frameworkFloor: {
+          label: FLOOR_LABEL,
+          request: "GET /healthz",
+          server: "floor",
+          summary: floorSummary,
+          ratioToSignalmanHealthz: floorRatioToHealthz,
+          ratioToSignalmanHealthzOf: "median rps of the floor / median rps of signalman /healthz"
         },
         runs
       },
