@@ -119,13 +119,15 @@ const identity = Layer.mergeAll(
 const http = (config: Config.Values) => {
   const server = new Liveness.Server({ keepAliveTimeout: 65_000 })
   const maxBodyBytes = config["server.max_body_bytes"]
+  const trustedProxies = config["server.trusted_proxies"]
   const serve =
     config.role === "worker"
       ? Serve.layer(
           Operations.WorkerApi,
           HttpApiBuilder.api(Operations.WorkerApi).pipe(Layer.provide(Operations.workerLayer)),
           {
-            maxBodyBytes
+            maxBodyBytes,
+            trustedProxies
           }
         )
       : Serve.layer(
@@ -187,6 +189,7 @@ const http = (config: Config.Values) => {
           ),
           {
             maxBodyBytes,
+            trustedProxies,
             extraRoutes: [
               { method: "GET", path: DOCS_PATH, body: "none" },
               { method: "GET", path: OpenApiRoute.PATH, body: "none" },

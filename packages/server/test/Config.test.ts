@@ -143,6 +143,27 @@ describe("configuration", () => {
   )
 })
 
+describe("server.trusted_proxies", () => {
+  it("is empty by default and takes addresses and CIDR ranges from the environment or the file", () => {
+    expect(ok({})["server.trusted_proxies"]).toEqual([])
+    expect(ok({ SERVER__TRUSTED_PROXIES: "10.0.0.0/8, ::1" })["server.trusted_proxies"]).toEqual([
+      { address: "10.0.0.0", prefix: 8, family: 4 },
+      { address: "::1", prefix: 128, family: 6 }
+    ])
+    expect(ok({}, new Map([["server.trusted_proxies", ["fd00::/8"]]]))["server.trusted_proxies"]).toEqual([
+      { address: "fd00::", prefix: 8, family: 6 }
+    ])
+  })
+
+  it("refuses a host name or a bad prefix, naming the setting and the entry", () => {
+    expect(refusal({ SERVER__TRUSTED_PROXIES: "10.0.0.0/8,lb.internal" })).toContain(
+      'server.trusted_proxies (env SERVER__TRUSTED_PROXIES): "lb.internal" is not an IP address or CIDR range'
+    )
+    expect(refusal({ SERVER__TRUSTED_PROXIES: "10.0.0.0/40" })).toContain("at most 32")
+    expect(refusal({}, new Map<string, unknown>([["server.trusted_proxies", [7]]]))).toContain("server.trusted_proxies")
+  })
+})
+
 describe("docs/configuration.md", () => {
   it("lists every setting", () => {
     const doc = fs.readFileSync(path.resolve(__dirname, "../../../docs/configuration.md"), "utf8")

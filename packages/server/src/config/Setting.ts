@@ -4,6 +4,7 @@
  * one line, which setting is wrong and why.
  */
 import * as Either from "effect/Either"
+import { type AddressRange, parseRange } from "../http/ClientAddress.js"
 
 export interface Setting<A> {
   readonly parse: (raw: unknown) => Either.Either<A, string>
@@ -117,6 +118,32 @@ export const list = <const L extends string>(
       const found = options.values.find((v) => v === item)
       if (found === undefined) return Either.left(`has ${show(item)}; allowed: ${options.values.join(", ")}`)
       if (!out.includes(found)) out.push(found)
+    }
+    return Either.right(out)
+  })
+
+/**
+ * Address ranges (`10.0.0.0/8`, `192.0.2.7`, `fd00::/8`): a JSON or YAML array in the file, a comma-separated string
+ * in the environment.
+ */
+export const addressRanges = (options: Common<ReadonlyArray<AddressRange>>) =>
+  make<ReadonlyArray<AddressRange>>(options, (raw) => {
+    const items =
+      typeof raw === "string"
+        ? raw
+            .split(",")
+            .map((s) => s.trim())
+            .filter((s) => s !== "")
+        : Array.isArray(raw)
+          ? raw
+          : undefined
+    if (items === undefined) return Either.left(`must be a list of IP addresses or CIDR ranges, got ${show(raw)}`)
+    const out: Array<AddressRange> = []
+    for (const item of items) {
+      if (typeof item !== "string") return Either.left(`${show(item)} is not an IP address or CIDR range`)
+      const range = parseRange(item)
+      if (typeof range === "string") return Either.left(range)
+      out.push(range)
     }
     return Either.right(out)
   })

@@ -30,6 +30,12 @@ export const settings = {
     default: 16 * 1024 * 1024,
     min: 1
   }),
+  "server.trusted_proxies": Setting.addressRanges({
+    description:
+      "Reverse proxies and load balancers (IP addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the connection's address is the client",
+    default: [],
+    defaultLabel: "(none)"
+  }),
   role: Setting.literal({
     description: "What this process runs: api (HTTP), worker (background work), or all",
     default: "all",

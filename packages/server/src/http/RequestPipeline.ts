@@ -20,10 +20,12 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type { Lifecycle } from "../Lifecycle.js"
+import type * as ClientAddress from "./ClientAddress.js"
 import { chooseRequestId, currentRequestId } from "./RequestContext.js"
 
 const JSON_TYPE = "application/json"
@@ -89,11 +91,26 @@ export const layer = (maxBodyBytes: number): Layer.Layer<HttpIncomingMessage.Max
     Layer.succeed(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes)))
   )
 
+/**
+ * `clientAddress` is given when `server.trusted_proxies` lists any: a request that came through one of them is
+ * handled with the client's address (from `X-Forwarded-For`) as its `remoteAddress`, so everything keyed on the
+ * address sees the client rather than the proxy.
+ */
+const throughProxies = (
+  request: HttpServerRequest.HttpServerRequest,
+  clientAddress: ClientAddress.Resolve
+): HttpServerRequest.HttpServerRequest => {
+  const peer = Option.getOrUndefined(request.remoteAddress)
+  const client = clientAddress(peer, request.headers["x-forwarded-for"])
+  return client === undefined || client === peer ? request : request.modify({ remoteAddress: client })
+}
+
 export const middleware =
-  (lifecycle: Lifecycle) =>
+  (lifecycle: Lifecycle, clientAddress?: ClientAddress.Resolve) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.withFiberRuntime((fiber) => {
-      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      const received = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      const request = clientAddress === undefined ? received : throughProxies(received, clientAddress)
       const requestId = chooseRequestId(request.headers["x-request-id"])
       const pathname = pathnameOf(request.url)
       const level = quiet.has(pathname) ? LogLevel.Debug : LogLevel.Info
@@ -102,6 +119,7 @@ export const middleware =
       const started = performance.now()
       lifecycle.enter()
       return app.pipe(
+        request === received ? identity : Effect.provideService(HttpServerRequest.HttpServerRequest, request),
         Effect.onExit((exit) => {
           lifecycle.leave()
           if (!logged || exit._tag === "Failure") return Effect.void

@@ -7,12 +7,15 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Lifecycle } from "../Lifecycle.js"
+import * as ClientAddress from "./ClientAddress.js"
 import * as Conventions from "./Conventions.js"
 import * as RequestPipeline from "./RequestPipeline.js"
 import * as RouteTable from "./RouteTable.js"
 
 export interface Options {
   readonly maxBodyBytes: number
+  /** `server.trusted_proxies`: when any, the client's address is read from `X-Forwarded-For` behind them. */
+  readonly trustedProxies?: ReadonlyArray<ClientAddress.AddressRange>
   /** Routes mounted beside the contract (the docs, the OpenAPI document), known for 405 answers. */
   readonly extraRoutes?: ReadonlyArray<RouteTable.Route>
 }
@@ -27,7 +30,16 @@ export const layer = <E, R>(
 ) => {
   const routes = RouteTable.make([...RouteTable.fromApi(api), ...(options.extraRoutes ?? [])])
   return Layer.unwrapEffect(
-    Effect.map(Lifecycle, (lifecycle) => HttpApiBuilder.serve(RequestPipeline.middleware(lifecycle)))
+    Effect.map(Lifecycle, (lifecycle) =>
+      HttpApiBuilder.serve(
+        RequestPipeline.middleware(
+          lifecycle,
+          options.trustedProxies === undefined || options.trustedProxies.length === 0
+            ? undefined
+            : ClientAddress.resolver(options.trustedProxies)
+        )
+      )
+    )
   ).pipe(
     Layer.provide(implementation),
     Layer.provide(Conventions.layer(routes, options.maxBodyBytes)),

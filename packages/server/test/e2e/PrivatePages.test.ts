@@ -118,7 +118,13 @@ const expectSignInRequired = (reply: Http.Reply, route: string) => {
 }
 
 /** Opens the sign-in page (which hands out the form token) and posts one of its forms. */
-const postForm = (browser: Browser.Browser, page: Page, form: string, fields: Record<string, string>) =>
+const postForm = (
+  browser: Browser.Browser,
+  page: Page,
+  form: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {}
+) =>
   Effect.gen(function* () {
     if (!browser.cookies.has(CSRF_COOKIE)) {
       const opened = yield* browser.request(`/p/${page.slug}/sign-in`)
@@ -127,7 +133,7 @@ const postForm = (browser: Browser.Browser, page: Page, form: string, fields: Re
     const csrf = browser.cookies.get(CSRF_COOKIE) ?? ""
     return yield* browser.request(`/p/${page.slug}/sign-in/${form}`, {
       method: "POST",
-      headers: FORM,
+      headers: { ...FORM, ...headers },
       body: new URLSearchParams({ csrf, ...fields }).toString()
     })
   })
@@ -147,8 +153,13 @@ const signInByCode = (s: Setup, page: Page, email: string, browser = Browser.mak
     return browser
   })
 
-const signInByPassword = (s: Setup, page: Page, password: string, browser = Browser.make(s.server.baseUrl)) =>
-  Effect.map(postForm(browser, page, "password", { password }), (reply) => ({ browser, reply }))
+const signInByPassword = (
+  s: Setup,
+  page: Page,
+  password: string,
+  browser = Browser.make(s.server.baseUrl),
+  headers: Record<string, string> = {}
+) => Effect.map(postForm(browser, page, "password", { password }, headers), (reply) => ({ browser, reply }))
 
 const viewerId = (s: Setup, page: Page, email: string) =>
   Effect.map(
@@ -498,6 +509,45 @@ describe(`private status pages (${TestDatabase.kind} database)`, () => {
         UPDATE status_page_password_failures SET at = at - interval '16 minutes' WHERE page_id = ${page.id}
       `
         expect((yield* signInByPassword(s, page, "open sesame")).reply.status).toBe(303)
+      })
+  )
+
+  it.scopedLive(
+    "behind a trusted proxy the password limit counts the client X-Forwarded-For names, not the proxy",
+    () =>
+      Effect.gen(function* () {
+        // The test connects from 127.0.0.1, which this server trusts as its proxy.
+        const s = yield* setup({ SERVER__TRUSTED_PROXIES: "127.0.0.1, ::1" })
+        const page = yield* createPage(s.alice, { access: privateAccess() })
+        const from = (client: string) => ({ "x-forwarded-for": `198.51.100.99, ${client}` })
+        const attempt = (password: string, headers: Record<string, string>) =>
+          Effect.map(signInByPassword(s, page, password, Browser.make(s.server.baseUrl), headers), (r) => r.reply)
+        for (let i = 0; i < 10; i++) {
+          expect((yield* attempt(`wrong ${i}`, from("203.0.113.7"))).status, `attempt ${i + 1}`).toBe(401)
+        }
+        expect((yield* attempt("open sesame", from("203.0.113.7"))).status).toBe(429)
+        // Another client behind the same proxy, and the proxy's own address, are not locked out.
+        expect((yield* attempt("open sesame", from("203.0.113.8"))).status).toBe(303)
+        expect((yield* attempt("open sesame", {})).status).toBe(303)
+        // The nearest untrusted hop is the client: what the client itself wrote further left does not count.
+        expect((yield* attempt("open sesame", { "x-forwarded-for": "203.0.113.8, 203.0.113.7" })).status).toBe(429)
+      })
+  )
+
+  it.scopedLive(
+    "without trusted proxies X-Forwarded-For is ignored: rotating it does not get past the password limit",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setup()
+        const page = yield* createPage(s.alice, { access: privateAccess() })
+        for (let i = 0; i < 10; i++) {
+          const headers = { "x-forwarded-for": `203.0.113.${i + 1}` }
+          const wrong = yield* signInByPassword(s, page, `wrong ${i}`, Browser.make(s.server.baseUrl), headers)
+          expect(wrong.reply.status, `attempt ${i + 1}`).toBe(401)
+        }
+        const headers = { "x-forwarded-for": "203.0.113.200" }
+        const right = yield* signInByPassword(s, page, "open sesame", Browser.make(s.server.baseUrl), headers)
+        expect(right.reply.status).toBe(429)
       })
   )
 
