@@ -3,7 +3,7 @@
  * for a new sign-up, and the default org (the oldest active membership).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { AccountId, OrgId, Role, UserId } from "@signalman/core/Identity"
+import { AccountId, OrgId, type Role, UserId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Ids.js"
@@ -11,8 +11,8 @@ import { Invalidation } from "./Invalidation.js"
 import { TtlCache } from "./TtlCache.js"
 
 export const UserRow = Schema.Struct({
-  id: Schema.String,
-  account_id: Schema.String,
+  id: UserId,
+  account_id: AccountId,
   email: Schema.String,
   name: Schema.NullOr(Schema.String),
   email_verified_at: Schema.NullOr(Schema.DateFromSelf),
@@ -23,10 +23,10 @@ export const UserRow = Schema.Struct({
 export type UserRow = typeof UserRow.Type
 
 export const MembershipRow = Schema.Struct({
-  id: Schema.String,
+  id: OrgId,
   slug: Schema.String,
   name: Schema.String,
-  account_id: Schema.String,
+  account_id: AccountId,
   role: Schema.Literal("owner", "member"),
   created_at: Schema.DateFromSelf
 })

@@ -8,6 +8,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Argon2 from "@node-rs/argon2"
+import { ApiTokenId, OrgId, UserId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Ids.js"
@@ -22,9 +23,9 @@ const LOOKUP_LENGTH = 16
 const CACHE_MAX = 10_000
 
 export const TokenRow = Schema.Struct({
-  id: Schema.String,
-  user_id: Schema.String,
-  org_id: Schema.NullOr(Schema.String),
+  id: ApiTokenId,
+  user_id: UserId,
+  org_id: Schema.NullOr(OrgId),
   name: Schema.String,
   prefix: Schema.String,
   scopes: Schema.Array(Schema.String),

@@ -10,7 +10,6 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as ApiError from "@signalman/core/ApiError"
 import { type ActiveOrg, Authentication, type CallerShape } from "@signalman/core/api/Authentication"
-import type { AccountId, ApiTokenId, OrgId, SessionId, UserId } from "@signalman/core/Identity"
 import * as RateBudget from "@signalman/core/RateBudget"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -45,9 +44,9 @@ const allowedWhileDeleted = (method: string, pathname: string) =>
   pathname === "/auth/logout-all"
 
 const toActiveOrg = (m: MembershipRow): ActiveOrg => ({
-  id: m.id as OrgId,
+  id: m.id,
   slug: m.slug,
-  accountId: m.account_id as AccountId,
+  accountId: m.account_id,
   role: m.role
 })
 
@@ -80,7 +79,7 @@ export const layer = Layer.effect(
       Effect.gen(function* () {
         if (!pathname.startsWith("/api/v1/")) return
         const category = RateBudget.categoryOf(method, pathname)
-        const accountId = caller.org?.accountId ?? (user.account_id as AccountId)
+        const accountId = caller.org?.accountId ?? user.account_id
         const plan = yield* plans.forAccount(accountId)
         const limit = RateBudget.limitOf(plan, category)
         for (const [tier, subject] of [
@@ -132,9 +131,9 @@ export const layer = Layer.effect(
         yield* tokens.touch(row)
         credential = {
           kind: "token",
-          tokenId: row.id as ApiTokenId,
+          tokenId: row.id,
           scopes: row.scopes,
-          boundOrgId: row.org_id as OrgId | null
+          boundOrgId: row.org_id
         }
         memberships = yield* accounts.memberships(user.id)
         defaultOrg = row.org_id === null ? undefined : memberships.find((m) => m.id === row.org_id)
@@ -157,7 +156,7 @@ export const layer = Layer.effect(
         user = yield* accounts.byId(session.user_id)
         if (user === undefined) return yield* Effect.fail(unauthenticated())
         yield* sessions.touch(session)
-        credential = { kind: "session", sessionId: session.id as SessionId }
+        credential = { kind: "session", sessionId: session.id }
         memberships = yield* accounts.memberships(user.id)
         defaultOrg =
           (session.active_org_id === null ? undefined : memberships.find((m) => m.id === session.active_org_id)) ??
@@ -190,9 +189,9 @@ export const layer = Layer.effect(
 
       const caller: CallerShape = {
         user: {
-          id: user.id as UserId,
+          id: user.id,
           email: user.email,
-          accountId: user.account_id as AccountId,
+          accountId: user.account_id,
           emailVerified: user.email_verified_at !== null,
           deleted: user.deleted_at !== null
         },

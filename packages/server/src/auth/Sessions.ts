@@ -5,6 +5,7 @@
  * minute (the debounce shared with API tokens).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import { OrgId, SessionId, UserId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../Config.js"
@@ -19,9 +20,9 @@ export const COOKIE = "_sm_session"
 const wellFormed = /^[A-Za-z0-9_-]{43}$/
 
 export const SessionRow = Schema.Struct({
-  id: Schema.String,
-  user_id: Schema.String,
-  active_org_id: Schema.NullOr(Schema.String),
+  id: SessionId,
+  user_id: UserId,
+  active_org_id: Schema.NullOr(OrgId),
   created_at: Schema.DateFromSelf,
   last_seen_at: Schema.DateFromSelf,
   idle_expires_at: Schema.DateFromSelf,

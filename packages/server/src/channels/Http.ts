@@ -8,7 +8,6 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import { CreatedChannel } from "@signalman/core/Channel"
-import type { AccountId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import { requireOrg, requireScope } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
@@ -24,7 +23,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "channels", (handlers) =
 
     const orgAndPlan = Effect.gen(function* () {
       const org = yield* requireOrg
-      const plan = yield* plans.forAccount(org.accountId as AccountId)
+      const plan = yield* plans.forAccount(org.accountId)
       return { org, plan }
     })
 

@@ -4,7 +4,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
-import type { AccountId } from "@signalman/core/Identity"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { requireOrg, requireScope } from "../auth/Policy.js"
@@ -46,7 +45,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
         const org = yield* requireOrg
         const row = yield* targets.one(org, id)
         if (row === undefined) return yield* Effect.fail(notFound)
-        const plan = yield* plans.forAccount(org.accountId as AccountId)
+        const plan = yield* plans.forAccount(org.accountId)
         const now = Date.now()
         const to = params.to === undefined ? new Date(now) : DateTime.toDate(params.to)
         const asked = params.from === undefined ? new Date(to.getTime() - DAY) : DateTime.toDate(params.from)

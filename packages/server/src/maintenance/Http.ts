@@ -8,7 +8,6 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
-import type { AccountId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import { requireOrg, requireScope } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
@@ -40,7 +39,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "maintenance", (handlers
           yield* requireScope("maintenance:write")
           const caller = yield* Caller
           const org = yield* requireOrg
-          const plan = yield* plans.forAccount(org.accountId as AccountId)
+          const plan = yield* plans.forAccount(org.accountId)
           const created = yield* maintenance.create(org, caller.user.id, plan, payload, yield* writeSource)
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.succeed(HttpServerResponse.setHeader(response, "location", `/api/v1/maintenance/${created.id}`))

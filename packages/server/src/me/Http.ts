@@ -7,7 +7,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
-import type { ApiTokenId, OrgId, SessionId } from "@signalman/core/Identity"
 import { ApiToken, CreatedApiToken, MeUsage, SessionInfo } from "@signalman/core/Identity"
 import * as Scope from "@signalman/core/Scope"
 import * as DateTime from "effect/DateTime"
@@ -24,11 +23,11 @@ const utc = (d: Date) => DateTime.unsafeFromDate(d)
 const utcOrNull = (d: Date | null) => (d === null ? null : utc(d))
 
 const tokenFields = (row: TokenRow) => ({
-  id: row.id as ApiTokenId,
+  id: row.id,
   name: row.name,
   prefix: row.prefix,
   scopes: row.scopes,
-  org_id: row.org_id as OrgId | null,
+  org_id: row.org_id,
   created_at: utc(row.created_at),
   expires_at: utcOrNull(row.expires_at),
   last_used_at: utcOrNull(row.last_used_at)
@@ -87,7 +86,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
             data: rows.map(
               (row) =>
                 new SessionInfo({
-                  id: row.id as SessionId,
+                  id: row.id,
                   created_at: utc(row.created_at),
                   last_seen_at: utc(row.last_seen_at),
                   expires_at: utc(new Date(Math.min(row.idle_expires_at.getTime(), row.absolute_expires_at.getTime()))),

@@ -5,7 +5,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { CallerShape } from "@signalman/core/api/Authentication"
-import type { AccountId, OrgId, UserId } from "@signalman/core/Identity"
 import { Me, OrgMembership } from "@signalman/core/Identity"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
@@ -20,7 +19,7 @@ export const GRACE_DAYS = 30
 const membership = (m: MembershipRow) =>
   new OrgMembership(
     {
-      id: m.id as OrgId,
+      id: m.id,
       slug: m.slug,
       name: m.name,
       role: m.role,
@@ -40,17 +39,17 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
       Effect.gen(function* () {
         const user = yield* accounts.byId(caller.user.id)
         if (user === undefined) return yield* Effect.dieMessage("caller without a user row")
-        const plan = yield* plans.forAccount(user.account_id as AccountId)
+        const plan = yield* plans.forAccount(user.account_id)
         const orgs = yield* accounts.memberships(user.id)
         const active = caller.org === null ? undefined : orgs.find((o) => o.id === caller.org?.id)
         return new Me(
           {
-            id: user.id as UserId,
+            id: user.id,
             email: user.email,
             name: user.name,
             email_verified: user.email_verified_at !== null,
             created_at: DateTime.unsafeFromDate(user.created_at),
-            account_id: user.account_id as AccountId,
+            account_id: user.account_id,
             plan_id: plan.id,
             active_org: active === undefined ? null : membership(active),
             orgs: orgs.map(membership),

@@ -7,11 +7,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { type ActiveOrg, Caller } from "@signalman/core/api/Authentication"
-import type { AccountId, InvitationId, OrgId } from "@signalman/core/Identity"
-import { Invitation, Org, OrgUsage } from "@signalman/core/Identity"
+import { AccountId, Invitation, Org, OrgUsage } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Accounts, type MembershipRow } from "../auth/Accounts.js"
 import { requireOwner, requireSession } from "../auth/Policy.js"
 import { sha256 } from "../auth/Secrets.js"
@@ -23,10 +23,11 @@ import { Invitations } from "./Invitations.js"
 import { type InvitationRow, Orgs } from "./Orgs.js"
 
 const noOrg = ApiError.make("NOT_FOUND", "No such org")
+const decodeAccountRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ account_id: AccountId })))
 
 const toOrg = (m: MembershipRow) =>
   new Org({
-    id: m.id as OrgId,
+    id: m.id,
     slug: m.slug,
     name: m.name,
     role: m.role,
@@ -35,8 +36,8 @@ const toOrg = (m: MembershipRow) =>
 
 const toInvitation = (row: InvitationRow) =>
   new Invitation({
-    id: row.id as InvitationId,
-    org_id: row.org_id as OrgId,
+    id: row.id,
+    org_id: row.org_id,
     email: row.email,
     role: row.role,
     created_at: DateTime.unsafeFromDate(row.created_at),
@@ -44,9 +45,9 @@ const toInvitation = (row: InvitationRow) =>
   })
 
 const asActive = (m: MembershipRow): ActiveOrg => ({
-  id: m.id as OrgId,
+  id: m.id,
   slug: m.slug,
-  accountId: m.account_id as AccountId,
+  accountId: m.account_id,
   role: m.role
 })
 
@@ -88,7 +89,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "orgs", (handlers) =>
       .handle("usage", ({ path }) =>
         Effect.gen(function* () {
           const m = yield* memberOf(path.id)
-          const { plan, quotas, policy } = yield* orgs.usage(m.account_id as AccountId)
+          const { plan, quotas, policy } = yield* orgs.usage(m.account_id)
           return new OrgUsage({
             plan: { id: plan.id, name: plan.name },
             quotas,
@@ -131,11 +132,11 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "orgs", (handlers) =>
           const outcome = yield* invitations.accept(payload.token, { id: caller.user.id, email: caller.user.email })
           if (outcome._tag === "Failed") {
             if (outcome.reason === "no_seat") {
-              const row = yield* sql<{ account_id: string }>`
+              const row = yield* sql`
                 SELECT o.account_id FROM invitations i JOIN orgs o ON o.id = i.org_id
                 WHERE i.token_hash = ${sha256(payload.token)}
-              `.pipe(Effect.orDie)
-              const accountId = (row[0]?.account_id ?? caller.user.accountId) as AccountId
+              `.pipe(Effect.flatMap(decodeAccountRows), Effect.orDie)
+              const accountId = row[0]?.account_id ?? caller.user.accountId
               const plan = yield* plans.forAccount(accountId)
               return yield* Effect.flatMap(
                 quotaEvents.quotaExceeded({

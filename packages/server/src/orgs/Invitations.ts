@@ -4,7 +4,7 @@
  * loser of a seat race keeps an unconsumed invitation.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { AccountId } from "@signalman/core/Identity"
+import { AccountId, InvitationId, OrgId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Invalidation } from "../auth/Invalidation.js"
@@ -12,11 +12,11 @@ import { sha256 } from "../auth/Secrets.js"
 import { Plans } from "../limits/Plans.js"
 
 const PendingRow = Schema.Struct({
-  id: Schema.String,
-  org_id: Schema.String,
+  id: InvitationId,
+  org_id: OrgId,
   email: Schema.String,
   role: Schema.Literal("owner", "member"),
-  account_id: Schema.String,
+  account_id: AccountId,
   slug: Schema.String
 })
 
@@ -51,7 +51,7 @@ export class Invitations extends Effect.Service<Invitations>()("Signalman/Invita
         const invitation = yield* pending(token)
         if (invitation === undefined) return { _tag: "Failed", reason: "unknown" } as AcceptOutcome
         if (invitation.email !== user.email) return { _tag: "Failed", reason: "email_mismatch" } as AcceptOutcome
-        const plan = yield* plans.forAccount(invitation.account_id as AccountId)
+        const plan = yield* plans.forAccount(invitation.account_id)
         return yield* sql
           .withTransaction(
             Effect.gen(function* () {

@@ -5,7 +5,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { CallerShape } from "@signalman/core/api/Authentication"
-import type { AccountId } from "@signalman/core/Identity"
+import { type AccountId, InvitationId, OrgId } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -22,8 +22,8 @@ import { QuotaEvents } from "../limits/Quota.js"
 const INVITATION_DAYS = 7
 
 export const InvitationRow = Schema.Struct({
-  id: Schema.String,
-  org_id: Schema.String,
+  id: InvitationId,
+  org_id: OrgId,
   email: Schema.String,
   role: Schema.Literal("owner", "member"),
   created_at: Schema.DateFromSelf,
@@ -174,7 +174,7 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
 
     const invite = (
       caller: CallerShape,
-      org: { readonly id: string; readonly accountId: string; readonly slug: string },
+      org: { readonly id: OrgId; readonly accountId: AccountId; readonly slug: string },
       input: { readonly email: string; readonly role: "owner" | "member" }
     ) =>
       Effect.gen(function* () {
@@ -184,7 +184,7 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
             ApiError.make("VALIDATION_FAILED", "email: not an email address", { field: "email" })
           )
         }
-        const plan = yield* plans.forAccount(org.accountId as AccountId)
+        const plan = yield* plans.forAccount(org.accountId)
         const token = randomSecret(32)
         const outcome = yield* sql
           .withTransaction(

@@ -5,7 +5,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
-import type { AccountId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import { requireOrg, requireScope } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
@@ -22,7 +21,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "shares", (handlers) =>
           yield* requireScope("targets:write")
           const caller = yield* Caller
           const org = yield* requireOrg
-          const plan = yield* plans.forAccount(org.accountId as AccountId)
+          const plan = yield* plans.forAccount(org.accountId)
           return yield* shares.create(org, caller.user.id, plan, path.id, payload)
         })
       )

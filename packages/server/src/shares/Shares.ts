@@ -10,7 +10,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
-import type { AccountId } from "@signalman/core/Identity"
 import * as MonitorShare from "@signalman/core/MonitorShare"
 import type * as Plan from "@signalman/core/Plan"
 import * as DateTime from "effect/DateTime"
@@ -127,7 +126,7 @@ export class Shares extends Effect.Service<Shares>()("Signalman/Shares", {
         if (outcome._tag === "Full") {
           return yield* Effect.flatMap(
             quotaEvents.quotaExceeded({
-              accountId: org.accountId as AccountId,
+              accountId: org.accountId,
               userId,
               quota: outcome.breach.quota,
               current: outcome.breach.current,

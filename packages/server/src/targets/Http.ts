@@ -11,7 +11,6 @@ import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import { MAX_BULK_TARGETS, Region, TargetBatch } from "@signalman/core/api/Targets"
 import * as BulkAction from "@signalman/core/BulkAction"
-import type { AccountId } from "@signalman/core/Identity"
 import { Target } from "@signalman/core/Target"
 import * as TargetCopy from "@signalman/core/TargetCopy"
 import type { ResolvedTarget } from "@signalman/core/TargetRules"
@@ -55,7 +54,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
 
     const orgAndPlan = Effect.gen(function* () {
       const org = yield* requireOrg
-      const plan = yield* plans.forAccount(org.accountId as AccountId)
+      const plan = yield* plans.forAccount(org.accountId)
       return { org, plan }
     })
 
