@@ -88,7 +88,14 @@ export const start = async (target: Target): Promise<Running> => {
   const port = await freePort()
   // The child is node itself (not npx) so that killing its pid kills the server, not just a wrapper.
   // A `.ts` script runs through tsx; a built `.js` bundle runs as production runs it, on plain node.
-  const args = target.script.endsWith(".ts") ? ["--import", import.meta.resolve("tsx"), target.script] : [target.script]
+  const script = target.script.endsWith(".ts")
+    ? ["--import", import.meta.resolve("tsx"), target.script]
+    : [target.script]
+  // `BENCH_CPU_PROF_DIR`: the server writes a V8 CPU profile there when it exits (SIGTERM drains and exits
+  // normally), to see where a round's time goes inside the server.
+  const profileDir = process.env["BENCH_CPU_PROF_DIR"]
+  const args =
+    profileDir === undefined || profileDir === "" ? script : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, ...script]
   const child = spawn(process.execPath, args, {
     cwd: serverDir,
     env: { ...baseEnv(), ...target.env, HOST, PORT: String(port) },

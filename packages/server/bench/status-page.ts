@@ -18,7 +18,7 @@ import { gunzipSync } from "node:zlib"
 import autocannon from "autocannon"
 import { startSmtpCatcher } from "./bench-user.js"
 import { HOST, serverDir, start, stopAll } from "./children.js"
-import { fmt, gitCommit, machine, median, positiveInt } from "./report.js"
+import { cpuSeconds, fmt, gitCommit, machine, median, positiveInt } from "./report.js"
 
 const AIM = 0.5
 const COMPONENTS = 50
@@ -250,19 +250,40 @@ const main = async () => {
     }
     for (const subject of subjects) check(`warm-up ${subject.label}`, await run(running.origin, subject, 2))
     const figures = new Map<string, Array<number>>(subjects.map((s) => [s.label, []]))
+    // CPU of the server and of the load generator during each round, in cores (1 = one core busy all round).
+    const cpu = new Map<string, Array<{ server: number; generator: number }>>(subjects.map((s) => [s.label, []]))
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? subjects : [...subjects].reverse()
       for (const subject of order) {
+        const server0 = cpuSeconds(running.pid).own
+        const self0 = cpuSeconds("self")
+        const t0 = performance.now()
         const result = await run(running.origin, subject, seconds)
+        const elapsed = (performance.now() - t0) / 1000
+        const self1 = cpuSeconds("self")
+        const used = {
+          server: (cpuSeconds(running.pid).own - server0) / elapsed,
+          generator: (self1.own - self0.own + self1.reapedChildren - self0.reapedChildren) / elapsed
+        }
+        cpu.get(subject.label)?.push(used)
         check(`round ${round + 1} ${subject.label}`, result)
         figures.get(subject.label)?.push(result.rps)
-        process.stdout.write(`round ${round + 1} ${subject.label}: ${fmt(result.rps)} req/s\n`)
+        process.stdout.write(
+          `round ${round + 1} ${subject.label}: ${fmt(result.rps)} req/s (CPU: server ${fmt(used.server, 2)}, generator ${fmt(used.generator, 2)} cores)\n`
+        )
       }
     }
     const healthz = median(figures.get("/healthz") ?? [])
+    const cpuOf = (label: string) => {
+      const used = cpu.get(label) ?? []
+      return {
+        server_cores: median(used.map((u) => u.server)),
+        generator_cores: median(used.map((u) => u.generator))
+      }
+    }
     const results = subjects.slice(1).map((s) => {
       const rps = median(figures.get(s.label) ?? [])
-      return { route: s.label, rps, ratio: rps / healthz, aim: AIM, met: rps / healthz >= AIM }
+      return { route: s.label, rps, ratio: rps / healthz, aim: AIM, met: rps / healthz >= AIM, cpu: cpuOf(s.label) }
     })
     const report = {
       measured_at: new Date().toISOString(),
@@ -272,6 +293,7 @@ const main = async () => {
       seconds,
       rounds,
       healthz_rps: healthz,
+      healthz_cpu: cpuOf("/healthz"),
       results,
       failures,
       problems
