@@ -236,6 +236,29 @@ const main = async () => {
       })
     }
 
+    // The checks must be able to fail: one second against /healthz expecting a changed body, then a changed header,
+    // must find every answer wrong, else the script checks nothing and the run stops here.
+    const healthzExpected = expected.get("/healthz")
+    if (healthzExpected === undefined) throw new Error("no reference for /healthz")
+    const wrongBody = Buffer.from(healthzExpected.body)
+    wrongBody[wrongBody.length - 2] = 0x21
+    for (const [what, wrong] of [
+      ["a changed body", { ...healthzExpected, body: wrongBody }],
+      ["a changed header", { ...healthzExpected, present: { ...healthzExpected.present, "content-type": "text/x-no" } }]
+    ] as const) {
+      const canary = await Wrk.run({
+        url: `${running.origin}/healthz`,
+        headers: {},
+        expected: wrong,
+        seconds: 1,
+        connections: 2,
+        threads: 1
+      })
+      if (canary.requests === 0 || canary.mismatches !== canary.requests) {
+        throw new Error(`the answer checks missed ${what}: ${canary.mismatches} of ${canary.requests} answers failed`)
+      }
+    }
+
     // Warm-up rounds are checked like the measured ones: a failure anywhere fails the run.
     const problems: Array<string> = []
     let failures = 0
