@@ -91,12 +91,11 @@ export const start = async (target: Target): Promise<Running> => {
   const script = target.script.endsWith(".ts")
     ? ["--import", import.meta.resolve("tsx"), target.script]
     : [target.script]
-  // BENCH_SERVER_CPU_PROF=1: every server child writes a V8 CPU profile to .bench/profiles/ when it is stopped.
-  const profile =
-    process.env["BENCH_SERVER_CPU_PROF"] === "1"
-      ? ["--cpu-prof", `--cpu-prof-dir=${path.join(serverDir, ".bench", "profiles")}`]
-      : []
-  const args = [...profile, ...script]
+  // `BENCH_CPU_PROF_DIR`: the server writes a V8 CPU profile there when it exits (SIGTERM drains and exits
+  // normally), to see where a round's time goes inside the server.
+  const profileDir = process.env["BENCH_CPU_PROF_DIR"]
+  const args =
+    profileDir === undefined || profileDir === "" ? script : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, ...script]
   const child = spawn(process.execPath, args, {
     cwd: serverDir,
     env: { ...baseEnv(), ...target.env, HOST, PORT: String(port) },

@@ -3,6 +3,7 @@
  * machine and commit the figures were measured on.
  */
 import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 import * as os from "node:os"
 import { serverDir } from "./children.js"
 
@@ -68,5 +69,26 @@ export const machine = () => {
     availableParallelism: os.availableParallelism(),
     totalMemoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// CPU
+
+const CLOCK_TICKS_PER_SEC = 100
+
+/**
+ * CPU seconds from `/proc/<pid>/stat`: the process's own (user + system), and that of its children it has reaped
+ * (a load generator run as a child, once it has exited). Zeros where there is no `/proc` (not Linux).
+ */
+export const cpuSeconds = (pid: number | "self"): { readonly own: number; readonly reapedChildren: number } => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // Fields after the command name (which may hold spaces), from field 3 (state) on.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const tick = (i: number) => Number(fields[i - 3] ?? 0) / CLOCK_TICKS_PER_SEC
+    return { own: tick(14) + tick(15), reapedChildren: tick(16) + tick(17) }
+  } catch {
+    return { own: 0, reapedChildren: 0 }
   }
 }

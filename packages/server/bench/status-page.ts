@@ -1,13 +1,18 @@
 /**
  * `pnpm --filter @signalman/server bench:status-page`: requests per second of a public status page against
  * `/healthz` of the same Signalman process, in the same run. One server (role api, on a fresh PostgreSQL database),
- * a page of 50 components with 90 days of daily rollups and a few incidents inserted by SQL, and autocannon on
- * loopback (50 connections) alternating between `/healthz`, `GET /api/public/v1/status?page=` and the HTML page
- * `/p/<slug>`. The aim: each public route at least 0.5 of `/healthz`. A failed request fails the run.
+ * a page of 50 components with 90 days of daily rollups and a few incidents inserted by SQL, and wrk on loopback
+ * (50 connections) alternating between `/healthz`, `GET /api/public/v1/status?page=` and the HTML page `/p/<slug>`
+ * (identity, and gzip as browsers ask). The aim: each public route at least 0.5 of `/healthz`. Every answer is
+ * checked against the representation read before the run; a failed answer fails the run.
  *
- * Env: `BENCH_DURATION_SECS` (per round, default 6), `BENCH_ROUNDS` (default 2), `BENCH_POSTGRES_URL` (the server
- * to create the bench database on, default `postgres://postgres@127.0.0.1:5432/postgres`). Results go to stdout and
- * `.bench/status-page.json`.
+ * Needs wrk (`apt-get install -y wrk`, `brew install wrk`): a JavaScript generator on the same two cores saturates
+ * before the server on the 135 KiB page (see docs/status-pages.md, "Benchmark").
+ *
+ * Env: `BENCH_DURATION_SECS` (per round, default 6), `BENCH_ROUNDS` (default 2), `BENCH_WRK_THREADS` (default 1),
+ * `BENCH_POSTGRES_URL` (the server to create the bench database on, default
+ * `postgres://postgres@127.0.0.1:5432/postgres`), `BENCH_CPU_PROF_DIR` (a V8 CPU profile of the server). Results go
+ * to stdout and `.bench/status-page.json`.
  */
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -15,12 +20,15 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { gunzipSync } from "node:zlib"
-import autocannon from "autocannon"
 import { startSmtpCatcher } from "./bench-user.js"
 import { HOST, serverDir, start, stopAll } from "./children.js"
-import { fmt, gitCommit, machine, median, positiveInt } from "./report.js"
+import { cpuSeconds, fmt, gitCommit, machine, median, positiveInt } from "./report.js"
+import * as Wrk from "./wrk.js"
 
 const AIM = 0.5
+const CONNECTIONS = 50
+// A strong ETag as `PublicBytes` makes them (27 base64url characters, a coding suffix), as a Lua pattern.
+const ETAG_FORM = '^"[%w_-]+"$'
 const COMPONENTS = 50
 const DAYS = 90
 const SLUG = "bench"
@@ -75,97 +83,70 @@ const seed = (orgId: string, accountId: string) =>
 interface Subject {
   readonly label: string
   readonly path: string
-  /** A property every answer's body must have (the status is checked apart: every answer must be 200). */
-  readonly verify: (body: string) => boolean
   /** Request headers (the compressed subject asks as browsers do). */
-  readonly headers?: Readonly<Record<string, string>>
+  readonly headers: Readonly<Record<string, string>>
+  /** Whether the answer read before the run is the right one; every answer of the run must then be that answer. */
+  readonly verify: (reference: Reference) => boolean
   /**
-   * For a binary (compressed) body, which autocannon hands over decoded as text: the answer's headers are checked
-   * instead (the representation's ETag, encoding and length, so every answer is the cached compressed page).
+   * A Lua pattern for the one part of the body that changes from one cache window to the next (with it the ETag):
+   * answers must then equal the reference but for that part, and carry an ETag of the same form.
    */
-  readonly verifyHeaders?: (headers: http.IncomingHttpHeaders) => boolean
+  readonly vary?: string
 }
 
-/** One measurement, and every way its answers fell short: none is allowed. */
-interface Round {
-  readonly rps: number
-  readonly requests: number
-  /** Answers by status code; anything but 200 is a failure. */
-  readonly statuses: Readonly<Record<string, number>>
-  /** Socket errors and timeouts by message (autocannon counts a timeout as an error too: counted once here). */
-  readonly errors: Readonly<Record<string, number>>
-  /** 200 answers whose body failed `verify`, and the start of the first such body. */
-  readonly mismatches: number
-  readonly firstMismatch: string | null
+/** One answer as it came off the wire: status, headers, and the body undecoded. */
+interface Reference {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: Buffer
 }
 
-const failuresOf = (round: Round): number =>
-  Object.entries(round.statuses).reduce((n, [code, count]) => (code === "200" ? n : n + count), 0) +
-  Object.values(round.errors).reduce((n, count) => n + count, 0) +
-  round.mismatches
-
-const run = (origin: string, subject: Subject, seconds: number) =>
-  new Promise<Round>((resolve, reject) => {
-    let mismatches = 0
-    let firstMismatch: string | null = null
-    const errors: Record<string, number> = {}
-    const instance = autocannon(
-      {
-        url: `${origin}${subject.path}`,
-        connections: 50,
-        pipelining: 1,
-        duration: seconds,
-        timeout: 10,
-        ...(subject.headers === undefined ? {} : { headers: { ...subject.headers } }),
-        ...(subject.verifyHeaders === undefined
-          ? {
-              verifyBody: (received: unknown) => {
-                const ok = typeof received === "string" && subject.verify(received)
-                if (!ok) {
-                  mismatches++
-                  firstMismatch ??= typeof received === "string" ? received.slice(0, 200) : String(received)
-                }
-                return ok
-              }
-            }
-          : {
-              requests: [
-                {
-                  method: "GET",
-                  path: subject.path,
-                  onResponse: (status: number, _body: string, _context: object, headers?: http.IncomingHttpHeaders) => {
-                    if (status !== 200) return
-                    if (headers === undefined || subject.verifyHeaders?.(headers) !== true) {
-                      mismatches++
-                      firstMismatch ??= JSON.stringify(headers).slice(0, 200)
-                    }
-                  }
-                }
-              ]
-            })
-      },
-      (error, result) => {
-        if (error !== null && error !== undefined) return reject(error)
-        const statuses: Record<string, number> = {}
-        for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0
-        resolve({
-          rps: result.requests.average,
-          requests: result.requests.total,
-          statuses,
-          errors,
-          mismatches,
-          firstMismatch
-        })
-      }
-    )
-    instance.on("reqError", (error: Error) => {
-      errors[error.message] = (errors[error.message] ?? 0) + 1
-    })
+const read = (url: string, headers: Readonly<Record<string, string>>) =>
+  new Promise<Reference>((resolve, reject) => {
+    http
+      .get(url, { headers }, (response) => {
+        const chunks: Array<Buffer> = []
+        response.on("data", (chunk: Buffer) => chunks.push(chunk))
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) })
+        )
+      })
+      .on("error", reject)
   })
+
+const one = (headers: http.IncomingHttpHeaders, name: string): string | undefined => {
+  const value = headers[name]
+  return typeof value === "string" ? value : undefined
+}
+
+/**
+ * What every answer of a subject must be: the reference's body byte for byte, its Content-Type, Content-Length,
+ * ETag and Content-Encoding (or none), which the request id aside are all the headers that name the representation.
+ */
+const expectedOf = (reference: Reference, vary: string | undefined): Wrk.Expected => {
+  const present: Record<string, string> = {}
+  const patterns: Record<string, string> = {}
+  const absent: Array<string> = []
+  // Content-Length is checked against each answer's own body by the script.
+  for (const name of ["content-type", "etag", "content-encoding"]) {
+    const value = one(reference.headers, name)
+    if (value === undefined) absent.push(name)
+    else if (name === "etag" && vary !== undefined) patterns[name] = ETAG_FORM
+    else present[name] = value
+  }
+  if (one(reference.headers, "content-length") !== String(reference.body.length)) {
+    throw new Error(
+      `Content-Length ${one(reference.headers, "content-length")} of a ${reference.body.length}-byte body`
+    )
+  }
+  return { body: reference.body, present, patterns, absent, vary }
+}
 
 const main = async () => {
   const seconds = positiveInt("BENCH_DURATION_SECS", 6)
   const rounds = positiveInt("BENCH_ROUNDS", 2)
+  const threads = positiveInt("BENCH_WRK_THREADS", 1)
+  const wrkVersion = Wrk.ensureWrk()
   psql(admin, `CREATE DATABASE ${dbName}`)
   const catcher = await startSmtpCatcher(HOST)
   try {
@@ -196,82 +177,146 @@ const main = async () => {
     const components = (status as { components: Array<unknown> }).components.length
     if (components !== COMPONENTS) throw new Error(`the page shows ${components} components, not ${COMPONENTS}`)
     const html = await (await fetch(`${running.origin}/p/${SLUG}`)).text()
-    // The gzip representation as a browser gets it (fetch would decode it, so plain http): its ETag and length.
-    const gzipped = await new Promise<{ etag: string; length: string; bytes: number }>((resolve, reject) => {
-      http
-        .get(`${running.origin}/p/${SLUG}`, { headers: { "accept-encoding": "gzip" } }, (response) => {
-          const chunks: Array<Buffer> = []
-          response.on("data", (chunk: Buffer) => chunks.push(chunk))
-          response.on("end", () => {
-            const body = Buffer.concat(chunks)
-            if (response.headers["content-encoding"] !== "gzip") return reject(new Error("the page was not gzipped"))
-            if (gunzipSync(body).toString("utf8") !== html) return reject(new Error("the gzipped page differs"))
-            resolve({
-              etag: String(response.headers.etag ?? ""),
-              length: String(response.headers["content-length"] ?? ""),
-              bytes: body.length
-            })
-          })
-        })
-        .on("error", reject)
-    })
-
     const subjects: ReadonlyArray<Subject> = [
-      { label: "/healthz", path: "/healthz", verify: (b) => b === '{"status":"ok"}' },
+      {
+        label: "/healthz",
+        path: "/healthz",
+        headers: {},
+        verify: (r) => r.body.toString("utf8") === '{"status":"ok"}'
+      },
       {
         label: "GET /api/public/v1/status?page=",
         path: `/api/public/v1/status?page=${SLUG}`,
-        verify: (b) => b.startsWith('{"page":{"id":') && b.endsWith("}")
+        headers: {},
+        vary: '"generated_at":"[^"]*"',
+        verify: (r) => {
+          const body = r.body.toString("utf8")
+          return body.startsWith('{"page":{"id":') && body.endsWith("}") && one(r.headers, "etag") !== undefined
+        }
       },
       {
         label: "GET /p/<slug> (HTML)",
         path: `/p/${SLUG}`,
-        verify: (b) => b.startsWith("<!doctype html>") && b.endsWith("</html>")
+        headers: {},
+        verify: (r) => {
+          const body = r.body.toString("utf8")
+          return body === html && body.startsWith("<!doctype html>") && body.endsWith("</html>")
+        }
       },
       {
         label: "GET /p/<slug> (HTML, gzip as browsers ask)",
         path: `/p/${SLUG}`,
-        verify: () => true,
         headers: { "accept-encoding": "gzip" },
-        verifyHeaders: (h) =>
-          h["content-encoding"] === "gzip" && h["etag"] === gzipped.etag && h["content-length"] === gzipped.length
+        verify: (r) => one(r.headers, "content-encoding") === "gzip" && gunzipSync(r.body).toString("utf8") === html
       }
     ]
+    const expected = new Map<string, Wrk.Expected>()
+    for (const subject of subjects) {
+      const reference = await read(`${running.origin}${subject.path}`, subject.headers)
+      if (reference.status !== 200 || !subject.verify(reference)) {
+        throw new Error(
+          `${subject.label}: the answer read before the run is not the expected one (status ${reference.status}, ` +
+            `headers ${JSON.stringify(reference.headers)}, body ${JSON.stringify(reference.body.subarray(0, 120).toString("utf8"))})`
+        )
+      }
+      expected.set(subject.label, expectedOf(reference, subject.vary))
+    }
+    const gzipped = subjects.find((s) => s.headers["accept-encoding"] === "gzip")
+    const gzipBytes = gzipped === undefined ? 0 : (expected.get(gzipped.label)?.body.length ?? 0)
+    const load = (subject: Subject, seconds: number): Promise<Wrk.Round> => {
+      const wanted = expected.get(subject.label)
+      if (wanted === undefined) throw new Error(`no reference for ${subject.label}`)
+      return Wrk.run({
+        url: `${running.origin}${subject.path}`,
+        headers: subject.headers,
+        expected: wanted,
+        seconds,
+        connections: CONNECTIONS,
+        threads
+      })
+    }
+
+    // The checks must be able to fail: one second against /healthz expecting a changed body, then a changed header,
+    // must find every answer wrong, else the script checks nothing and the run stops here.
+    const healthzExpected = expected.get("/healthz")
+    if (healthzExpected === undefined) throw new Error("no reference for /healthz")
+    const wrongBody = Buffer.from(healthzExpected.body)
+    wrongBody[wrongBody.length - 2] = 0x21
+    for (const [what, wrong] of [
+      ["a changed body", { ...healthzExpected, body: wrongBody }],
+      ["a changed header", { ...healthzExpected, present: { ...healthzExpected.present, "content-type": "text/x-no" } }]
+    ] as const) {
+      const canary = await Wrk.run({
+        url: `${running.origin}/healthz`,
+        headers: {},
+        expected: wrong,
+        seconds: 1,
+        connections: 2,
+        threads: 1
+      })
+      if (canary.requests === 0 || canary.mismatches !== canary.requests) {
+        throw new Error(`the answer checks missed ${what}: ${canary.mismatches} of ${canary.requests} answers failed`)
+      }
+    }
+
     // Warm-up rounds are checked like the measured ones: a failure anywhere fails the run.
     const problems: Array<string> = []
     let failures = 0
-    const check = (label: string, round: Round) => {
-      const n = failuresOf(round)
+    const check = (label: string, round: Wrk.Round) => {
+      const n = Wrk.failuresOf(round)
       if (n === 0) return
       failures += n
       problems.push(
-        `${label}: ${n} failed of ${round.requests} (statuses ${JSON.stringify(round.statuses)}, errors ${JSON.stringify(round.errors)}, body mismatches ${round.mismatches}${round.firstMismatch === null ? "" : `, first: ${JSON.stringify(round.firstMismatch)}`})`
+        `${label}: ${n} failed of ${round.requests} (statuses ${JSON.stringify(round.statuses)}, errors ${JSON.stringify(round.errors)}, mismatches ${round.mismatches}, unchecked ${round.unchecked}${round.firstMismatch === null ? "" : `, first: ${JSON.stringify(round.firstMismatch)}`})`
       )
     }
-    for (const subject of subjects) check(`warm-up ${subject.label}`, await run(running.origin, subject, 2))
+    for (const subject of subjects) check(`warm-up ${subject.label}`, await load(subject, 2))
     const figures = new Map<string, Array<number>>(subjects.map((s) => [s.label, []]))
+    // CPU of the server and of the load generator during each round, in cores (1 = one core busy all round).
+    const cpu = new Map<string, Array<{ server: number; generator: number }>>(subjects.map((s) => [s.label, []]))
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? subjects : [...subjects].reverse()
       for (const subject of order) {
-        const result = await run(running.origin, subject, seconds)
+        const server0 = cpuSeconds(running.pid).own
+        const self0 = cpuSeconds("self")
+        const t0 = performance.now()
+        const result = await load(subject, seconds)
+        const elapsed = (performance.now() - t0) / 1000
+        const self1 = cpuSeconds("self")
+        const used = {
+          server: (cpuSeconds(running.pid).own - server0) / elapsed,
+          generator: (self1.own - self0.own + self1.reapedChildren - self0.reapedChildren) / elapsed
+        }
+        cpu.get(subject.label)?.push(used)
         check(`round ${round + 1} ${subject.label}`, result)
         figures.get(subject.label)?.push(result.rps)
-        process.stdout.write(`round ${round + 1} ${subject.label}: ${fmt(result.rps)} req/s\n`)
+        process.stdout.write(
+          `round ${round + 1} ${subject.label}: ${fmt(result.rps)} req/s (CPU: server ${fmt(used.server, 2)}, generator ${fmt(used.generator, 2)} cores)\n`
+        )
       }
     }
     const healthz = median(figures.get("/healthz") ?? [])
+    const cpuOf = (label: string) => {
+      const used = cpu.get(label) ?? []
+      return {
+        server_cores: median(used.map((u) => u.server)),
+        generator_cores: median(used.map((u) => u.generator))
+      }
+    }
     const results = subjects.slice(1).map((s) => {
       const rps = median(figures.get(s.label) ?? [])
-      return { route: s.label, rps, ratio: rps / healthz, aim: AIM, met: rps / healthz >= AIM }
+      return { route: s.label, rps, ratio: rps / healthz, aim: AIM, met: rps / healthz >= AIM, cpu: cpuOf(s.label) }
     })
     const report = {
       measured_at: new Date().toISOString(),
       commit: gitCommit(),
       machine: machine(),
-      page: { components: COMPONENTS, days: DAYS, html_bytes: Buffer.byteLength(html), html_gzip_bytes: gzipped.bytes },
+      page: { components: COMPONENTS, days: DAYS, html_bytes: Buffer.byteLength(html), html_gzip_bytes: gzipBytes },
+      load_generator: { tool: wrkVersion, threads, connections: CONNECTIONS },
       seconds,
       rounds,
       healthz_rps: healthz,
+      healthz_cpu: cpuOf("/healthz"),
       results,
       failures,
       problems
@@ -285,7 +330,7 @@ const main = async () => {
       )
     }
     process.stdout.write(
-      `HTML page: ${fmt(report.page.html_bytes / 1024)} KiB (${fmt(gzipped.bytes / 1024)} KiB gzipped); failed requests: ${failures}\n`
+      `HTML page: ${fmt(report.page.html_bytes / 1024)} KiB (${fmt(gzipBytes / 1024)} KiB gzipped); failed requests: ${failures}\n`
     )
     for (const problem of problems) process.stderr.write(`FAILED ${problem}\n`)
     // A failed answer fails the run; the aim not being met is reported, not a failure.
