@@ -1,9 +1,9 @@
 /**
- * Invalidation of what this process remembers about credentials and people.
+ * Invalidation of what this process remembers about credentials, people and public status pages.
  *
  * Authentication reads sessions, tokens, users and memberships on every request, so they are kept in short-lived
  * in-process caches (`TtlCache`). Anything that revokes or changes them publishes a tag (`token:<id>`,
- * `session:<id>`, `user:<id>`): this process drops the entries at once, and other processes sharing the same
+ * `session:<id>`, `user:<id>`, `status_page:<id>`): this process drops the entries at once, and other processes sharing the same
  * PostgreSQL hear it through LISTEN/NOTIFY. The embedded database serves one process only, so there the local
  * drop is the whole story. Should the notification channel fail, caches are flushed and the TTL bounds staleness.
  */

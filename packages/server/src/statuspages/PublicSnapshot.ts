@@ -17,10 +17,12 @@ import * as PublicStatus from "@signalman/core/PublicStatus"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { Invalidation } from "../auth/Invalidation.js"
 import { AppConfig } from "../Config.js"
 import { Readings } from "../engine/Readings.js"
 import { Plans } from "../limits/Plans.js"
 import { Maintenance } from "../maintenance/Maintenance.js"
+import * as PageChanges from "./PageChanges.js"
 import type { Encoded } from "./PublicBytes.js"
 import * as WindowCache from "./WindowCache.js"
 
@@ -147,6 +149,7 @@ export const hostOf = (header: string | undefined): string | undefined => {
 export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/PublicSnapshot", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const invalidation = yield* Invalidation
     const maintenance = yield* Maintenance
     const readings = yield* Readings
     const plans = yield* Plans
@@ -158,6 +161,20 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
 
     const lookups = yield* WindowCache.make<Page | undefined>(ttl)
     const snapshots = yield* WindowCache.make<Snapshot>(ttl)
+    // Lookups are all dropped, not just the page's: a changed slug or domain also makes the negative entries of the
+    // new ones stale, and rebuilding a lookup is one indexed query.
+    invalidation.subscribe((tag) => {
+      if (tag === "*") {
+        lookups.clear()
+        snapshots.clear()
+        return
+      }
+      const pageId = PageChanges.pageOf(tag)
+      if (pageId !== undefined) {
+        lookups.clear()
+        snapshots.drop(pageId)
+      }
+    })
 
     const toPage = (row: PageRow): Page => ({
       id: row.id,
@@ -417,7 +434,8 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
     }
 
     return { bySlug, byHost, defaultPage, snapshot, baseHost, settled }
-  })
+  }),
+  dependencies: [Invalidation.Default]
 }) {}
 
 /** Fails with the uniform 404 when there is no such page. */

@@ -19,9 +19,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { AuditLog } from "../audit/AuditLog.js"
+import { Invalidation } from "../auth/Invalidation.js"
 import { publicBaseUrl } from "../Config.js"
 import { uuidv7 } from "../Ids.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import * as PageChanges from "./PageChanges.js"
 import { SubscriptionEnds } from "./SubscriptionEnds.js"
 
 export const PageRow = Schema.Struct({
@@ -95,6 +97,12 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
     const audit = yield* AuditLog
     const ends = yield* SubscriptionEnds
     const base = yield* publicBaseUrl
+    const invalidation = yield* Invalidation
+    /** After a change is committed: the public caches of every process drop the page. */
+    const changed =
+      (id: string) =>
+      <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+        Effect.tap(self, () => invalidation.publish(PageChanges.tag(id)))
     const decodePages = Schema.decodeUnknown(Schema.Array(PageRow))
     const decodeComponents = Schema.decodeUnknown(Schema.Array(ComponentRow))
 
@@ -347,6 +355,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
           })
         }
         yield* auditPassword(org, id, outcome.change)
+        yield* invalidation.publish(PageChanges.tag(id))
         return yield* one(org, id)
       })
 
@@ -393,6 +402,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
             })
           )
           .pipe(mapUnique(patch.slug, patch.custom_domain))
+        yield* invalidation.publish(PageChanges.tag(id))
         yield* auditPassword(org, id, change)
         return yield* one(org, id)
       }).pipe(Effect.catchTag("ParseError", Effect.die))
@@ -401,7 +411,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
       Effect.gen(function* () {
         const deleted = yield* sql`DELETE FROM status_pages WHERE id = ${id} AND org_id = ${org.id} RETURNING id`
         if (deleted.length === 0) return yield* Effect.fail(notFound)
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      }).pipe(changed(id), Effect.catchTag("SqlError", Effect.die))
 
     // -- components
 
@@ -487,7 +497,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
           })
         }
         return yield* component(id, targetId)
-      }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
+      }).pipe(changed(id), Effect.catchTag("SqlError", "ParseError", Effect.die))
 
     const updateComponent = (org: ActiveOrg, id: string, targetId: string, patch: StatusPage.PatchComponent) =>
       Effect.gen(function* () {
@@ -502,7 +512,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
           WHERE page_id = ${id} AND target_id = ${target}
         `
         return yield* component(id, target)
-      }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
+      }).pipe(changed(id), Effect.catchTag("SqlError", "ParseError", Effect.die))
 
     const removeComponent = (org: ActiveOrg, id: string, targetId: string) =>
       Effect.gen(function* () {
@@ -512,7 +522,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
           RETURNING target_id
         `
         if (deleted.length === 0) return yield* Effect.fail(componentNotFound)
-      }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
+      }).pipe(changed(id), Effect.catchTag("SqlError", "ParseError", Effect.die))
 
     const reorder = (org: ActiveOrg, id: string, input: StatusPage.ReorderComponents) =>
       Effect.gen(function* () {
@@ -535,7 +545,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
           })
         )
         return { data: yield* componentsOf(id) }
-      }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
+      }).pipe(changed(id), Effect.catchTag("SqlError", "ParseError", Effect.die))
 
     // -- logo
 
@@ -558,7 +568,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
           })
         )
         return yield* one(org, id)
-      }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
+      }).pipe(changed(id), Effect.catchTag("SqlError", "ParseError", Effect.die))
 
     const removeLogo = (org: ActiveOrg, id: string) =>
       Effect.gen(function* () {
@@ -566,7 +576,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
         const deleted = yield* sql`DELETE FROM status_page_logos WHERE page_id = ${id} RETURNING page_id`
         if (deleted.length > 0) yield* sql`UPDATE status_pages SET updated_at = now() WHERE id = ${id}`
         return yield* one(org, id)
-      }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
+      }).pipe(changed(id), Effect.catchTag("SqlError", "ParseError", Effect.die))
 
     /** A logo by page and version, for the public route. */
     const logo = (pageId: string, sha256: string) =>
@@ -596,5 +606,5 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
       logo
     }
   }),
-  dependencies: [QuotaEvents.Default, AuditLog.Default]
+  dependencies: [QuotaEvents.Default, AuditLog.Default, Invalidation.Default]
 }) {}

@@ -25,6 +25,10 @@ export interface WindowCache<A> {
   readonly get: (key: string, build: Effect.Effect<A>) => Effect.Effect<A>
   /** The key's value if it is built and its window lasts at `now`; undefined otherwise (never waits or builds). */
   readonly peek: (key: string, now: number) => { readonly value: A } | undefined
+  /** Forgets the key's value (a build in flight still answers its askers); the next asker builds anew. */
+  readonly drop: (key: string) => void
+  /** Forgets every value. */
+  readonly clear: () => void
 }
 
 /** A cache whose values live `ttlMs`; past `maxEntries` keys it starts over (a bound, not an eviction policy). */
@@ -51,5 +55,5 @@ export const make = <A>(ttlMs: number, maxEntries = 10_000): Effect.Effect<Windo
       const hit = entries.get(key)
       return hit !== undefined && hit.until > now ? hit.settled : undefined
     }
-    return { get, peek }
+    return { get, peek, drop: (key: string) => entries.delete(key), clear: () => entries.clear() }
   })

@@ -474,6 +474,58 @@ describe(`public status surface (${TestDatabase.kind} database)`, () => {
     })
   )
 
+  it.scopedLive("an owner's change through the API shows at once, whatever the window: name, slug, components", () =>
+    Effect.gen(function* () {
+      const smtp = yield* SmtpCatcher.make
+      const server = yield* TestServer.start({
+        MAIL__SMTP_URL: smtp.url,
+        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+        STATUS_PAGE__CACHE_SECS: "60"
+      })
+      const alice = yield* signIn(server, smtp)
+      const me = (yield* alice.browser.request("/api/v1/me")).json as {
+        account_id: string
+        orgs: Array<{ id: string }>
+      }
+      const s: Setup = { server, smtp, alice, org: me.orgs[0]?.id ?? "", account: me.account_id }
+      const api = yield* createTarget(s, "api")
+      const db = yield* createTarget(s, "db")
+      const id = yield* createPage(s, { slug: "live", name: "Before" }, [[api, { public_name: "API" }]])
+      const status = (slug: string) => get(s, `/api/public/v1/status?page=${slug}`)
+      type Doc = { page: { name: string }; components: Array<{ name: string }> }
+      const first = yield* status("live")
+      expect((first.json as Doc).page.name).toBe("Before")
+      // Cached now, in the lookups and the snapshot, for a minute; and a lookup of the new slug cached empty.
+      expect((yield* get(s, "/p/live")).status).toBe(200)
+      expect((yield* status("renamed")).status).toBe(404)
+
+      const patched = yield* alice.browser.request(`/api/v1/status-pages/${id}`, {
+        method: "PATCH",
+        json: { name: "After", slug: "renamed" }
+      })
+      expect(patched.status, patched.text).toBe(200)
+      expect((yield* status("live")).status).toBe(404)
+      expect((yield* get(s, "/p/live")).status).toBe(404)
+      const renamed = yield* status("renamed")
+      expect(renamed.status, renamed.text).toBe(200)
+      expect((renamed.json as Doc).page.name).toBe("After")
+      expect((yield* get(s, "/p/renamed")).text).toContain("After")
+
+      const added = yield* alice.browser.request(`/api/v1/status-pages/${id}/components`, {
+        json: { target_id: db, public_name: "Database" }
+      })
+      expect(added.status, added.text).toBe(201)
+      expect((((yield* status("renamed")).json as Doc).components ?? []).map((c) => c.name)).toEqual([
+        "API",
+        "Database"
+      ])
+      const removed = yield* alice.browser.request(`/api/v1/status-pages/${id}`, { method: "DELETE" })
+      expect(removed.status, removed.text).toBe(204)
+      expect((yield* status("renamed")).status).toBe(404)
+      expect((yield* get(s, "/p/renamed")).status).toBe(404)
+    })
+  )
+
   it.scopedLive("the snapshot is reused within its window: a change shows once the window has passed", () =>
     Effect.gen(function* () {
       const smtp = yield* SmtpCatcher.make
