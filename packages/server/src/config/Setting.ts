@@ -98,20 +98,23 @@ export const literal = <const L extends string>(options: Common<L> & { readonly 
       : Either.right(found)
   })
 
+/** The items of a list value: an array from the file, or the comma-separated parts of an environment string. */
+const itemsOf = (raw: unknown): ReadonlyArray<unknown> | undefined =>
+  typeof raw === "string"
+    ? raw
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "")
+    : Array.isArray(raw)
+      ? raw
+      : undefined
+
 /** A list: a JSON or YAML array in the file, a comma-separated string in the environment. */
 export const list = <const L extends string>(
   options: Common<ReadonlyArray<L>> & { readonly values: ReadonlyArray<L> }
 ) =>
   make<ReadonlyArray<L>>(options, (raw) => {
-    const items =
-      typeof raw === "string"
-        ? raw
-            .split(",")
-            .map((s) => s.trim())
-            .filter((s) => s !== "")
-        : Array.isArray(raw)
-          ? raw
-          : undefined
+    const items = itemsOf(raw)
     if (items === undefined) return Either.left(`must be a list, got ${show(raw)}`)
     const out: Array<L> = []
     for (const item of items) {
@@ -128,15 +131,7 @@ export const list = <const L extends string>(
  */
 export const addressRanges = (options: Common<ReadonlyArray<AddressRange>>) =>
   make<ReadonlyArray<AddressRange>>(options, (raw) => {
-    const items =
-      typeof raw === "string"
-        ? raw
-            .split(",")
-            .map((s) => s.trim())
-            .filter((s) => s !== "")
-        : Array.isArray(raw)
-          ? raw
-          : undefined
+    const items = itemsOf(raw)
     if (items === undefined) return Either.left(`must be a list of IP addresses or CIDR ranges, got ${show(raw)}`)
     const out: Array<AddressRange> = []
     for (const item of items) {

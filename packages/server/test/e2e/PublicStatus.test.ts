@@ -19,23 +19,27 @@ const XSS = `<script>alert("x")</script><img src=x onerror=alert(1)>`
 const PUBLIC_CACHE = "public, max-age=10, stale-while-revalidate=30"
 const FORBIDDEN = ["url", "headers", "basic_auth", "bearer_token", "check", "check_spec", "credentials"]
 
-const setup = Effect.gen(function* () {
-  const smtp = yield* SmtpCatcher.make
-  const server = yield* TestServer.start({
-    MAIL__SMTP_URL: smtp.url,
-    AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-    // Every request sees what the test just arranged; the cache has a test of its own.
-    STATUS_PAGE__CACHE_SECS: "0"
+/** A server whose public cache window is `cacheSecs`, and alice signed in with her org. */
+const setupWith = (cacheSecs: number) =>
+  Effect.gen(function* () {
+    const smtp = yield* SmtpCatcher.make
+    const server = yield* TestServer.start({
+      MAIL__SMTP_URL: smtp.url,
+      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+      STATUS_PAGE__CACHE_SECS: String(cacheSecs)
+    })
+    const alice = yield* signIn(server, smtp)
+    const me = (yield* alice.browser.request("/api/v1/me")).json as {
+      account_id: string
+      orgs: Array<{ id: string }>
+    }
+    const org = me.orgs[0]?.id
+    if (org === undefined) return yield* Effect.dieMessage("no org")
+    return { server, smtp, alice, org, account: me.account_id }
   })
-  const alice = yield* signIn(server, smtp)
-  const me = (yield* alice.browser.request("/api/v1/me")).json as {
-    account_id: string
-    orgs: Array<{ id: string }>
-  }
-  const org = me.orgs[0]?.id
-  if (org === undefined) return yield* Effect.dieMessage("no org")
-  return { server, smtp, alice, org, account: me.account_id }
-})
+
+// Every request sees what the test just arranged; the cache has tests of its own.
+const setup = setupWith(0)
 
 type Setup = Effect.Effect.Success<typeof setup>
 
@@ -476,18 +480,8 @@ describe(`public status surface (${TestDatabase.kind} database)`, () => {
 
   it.scopedLive("an owner's change through the API shows at once, whatever the window: name, slug, components", () =>
     Effect.gen(function* () {
-      const smtp = yield* SmtpCatcher.make
-      const server = yield* TestServer.start({
-        MAIL__SMTP_URL: smtp.url,
-        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-        STATUS_PAGE__CACHE_SECS: "60"
-      })
-      const alice = yield* signIn(server, smtp)
-      const me = (yield* alice.browser.request("/api/v1/me")).json as {
-        account_id: string
-        orgs: Array<{ id: string }>
-      }
-      const s: Setup = { server, smtp, alice, org: me.orgs[0]?.id ?? "", account: me.account_id }
+      const s = yield* setupWith(60)
+      const { alice } = s
       const api = yield* createTarget(s, "api")
       const db = yield* createTarget(s, "db")
       const id = yield* createPage(s, { slug: "live", name: "Before" }, [[api, { public_name: "API" }]])
@@ -528,18 +522,8 @@ describe(`public status surface (${TestDatabase.kind} database)`, () => {
 
   it.scopedLive("the snapshot is reused within its window: a change shows once the window has passed", () =>
     Effect.gen(function* () {
-      const smtp = yield* SmtpCatcher.make
-      const server = yield* TestServer.start({
-        MAIL__SMTP_URL: smtp.url,
-        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-        STATUS_PAGE__CACHE_SECS: "2"
-      })
-      const alice = yield* signIn(server, smtp)
-      const me = (yield* alice.browser.request("/api/v1/me")).json as {
-        account_id: string
-        orgs: Array<{ id: string }>
-      }
-      const s: Setup = { server, smtp, alice, org: me.orgs[0]?.id ?? "", account: me.account_id }
+      const s = yield* setupWith(2)
+      const { server } = s
       const api = yield* createTarget(s, "api")
       yield* createPage(s, { slug: "cached", name: "Before" }, [[api, {}]])
       const first = (yield* get(s, "/api/public/v1/status?page=cached")).json as {
