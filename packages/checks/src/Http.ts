@@ -2,10 +2,13 @@
  * The http probe: one request, and the redirects it leads to, whose final answer must match `expected_status`
  * and, optionally, contain `expected_body_contains`.
  *
- * Every hop is dialed through {@link Dial} (so the resolver, the internal-address guard and `ip_version` apply
- * to each redirect target, relative or not) and then spoken to by an undici `Client` whose `connect` hands over
- * that socket: undici never resolves or connects by itself. Redirects are followed by hand, at most 10; a
- * cross-origin hop drops the credentials, and 301/302 after POST and 303 turn into GET as browsers do.
+ * Every hop's host is resolved and guarded by {@link Dial.resolve} (so the resolver, the internal-address guard and
+ * `ip_version` apply to each redirect target, relative or not); the hop then connects to the allowed addresses
+ * only (happy eyeballs, as `Dial` does) and speaks to them through an undici `Client` whose `connect` hands over
+ * that socket: undici never resolves or connects by itself. The hop's I/O (connect, handshake, request, answer)
+ * is one asynchronous step bounded by the check's deadline (`internal/exchange.ts`). Redirects are followed by
+ * hand, at most 10; a cross-origin hop drops the credentials, and 301/302 after POST and 303 turn into GET as
+ * browsers do.
  *
  * `{{key}}` variable references in the url, headers, body and expected_body_contains are resolved by the caller
  * before the probe runs: the probe sends exactly what it is given.

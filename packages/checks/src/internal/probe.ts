@@ -1,6 +1,8 @@
 /**
  * What every connection probe shares: timing with Effect's clock, phase bookkeeping, and the one outer timeout
- * that bounds a whole check (the only way time turns a result into `error`).
+ * that bounds a whole check (the only way time turns a result into `error`). The timeout is a deadline with one
+ * timer: a body whose waits are plain steps (the http probe's hops) is cut off by that timer without a second
+ * fiber; a body written as one scoped Effect ({@link run}) runs in a fiber the deadline interrupts.
  *
  * @internal
  */
