@@ -107,20 +107,27 @@ export const make = (options: Options): Effect.Effect<Api, never, Throttle.Throt
     // Counted beside the semaphore (which does not expose its count) so tests and metrics can see the bound hold.
     let held = 0
 
+    // A job's bookkeeping in one uninterruptible region with one finalizer: the permit, the count beside it and
+    // the host slot are taken in order and given back together however the check ends. The probe benchmark
+    // (docs/probes.md) showed nesting a combinator for each (permit, count, slot) costing a check as much as its
+    // whole http exchange.
     const one = <J extends Job>(job: J): Effect.Effect<Result<J>, never, Probe.Environment> => {
-      const probe = Effect.either(Probe.run(job.spec))
       const key = Throttle.keyOf(job.org, job.spec)
-      const admitted: Effect.Effect<Result<J>, never, Probe.Environment> = Option.isNone(key)
-        ? Effect.map(probe, (ran) => settled(job, ran))
-        : Effect.map(throttle.run(key.value, probe), (admission) =>
-            admission._tag === "Dropped" ? { _tag: "Dropped", job, key: admission.key } : settled(job, admission.value)
-          )
-      return permits.withPermits(1)(
-        Effect.suspend(() => {
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(restore(permits.take(1)), () => {
           held++
-          return Effect.ensuring(
-            admitted,
-            Effect.sync(() => held--)
+          const slotted = Option.isSome(key)
+          if (slotted && !throttle.enter(key.value)) {
+            held--
+            return Effect.as(permits.release(1), { _tag: "Dropped", job, key: key.value } as const)
+          }
+          return Effect.onExit(
+            Effect.map(Effect.either(restore(Probe.run(job.spec))), (ran) => settled(job, ran)),
+            () => {
+              held--
+              if (slotted) throttle.leave(key.value)
+              return permits.release(1)
+            }
           )
         })
       )
