@@ -96,88 +96,124 @@ const failTimedOut: Effect.Effect<never, TimedOut> = Effect.fail(timedOut)
 export interface Deadline {
   /**
    * One asynchronous step in plain code: `start` is given the callback to call once with its value and answers
-   * how to abort it. At the deadline, or when the check is interrupted, the step is aborted (it must then close
-   * whatever it opened and never call back); the deadline fails it with `TimedOut`.
+   * how to abort it. At the deadline the step is aborted (it must then close whatever it opened and never call
+   * back) and fails with `TimedOut`; a step the check's interruption leaves behind is aborted when the check's run
+   * ends ({@link runBounded}), so a step needs no finalizer of its own.
    */
   readonly step: <A>(start: (done: (value: A) => void) => () => void) => Effect.Effect<A, TimedOut>
   /** `self` in a fiber of its own, interrupted (its finalizers run) at the deadline, which fails with `TimedOut`. */
   readonly bound: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | TimedOut, R>
 }
 
-// The deadline's state: a set of what to cut off when the timer fires (steps run one after the other, so it holds
-// one entry, two when a bounded Effect itself runs steps).
+// The deadline's state: what to cut off when the timer fires or the run ends (steps run one after the other, so it
+// holds one entry, two when a bounded Effect itself runs steps).
 class Countdown implements Deadline {
   expired = false
-  readonly onExpiry = new Set<() => void>()
+  readonly inFlight = new Set<Flight>()
   readonly timer: ReturnType<typeof setTimeout>
 
   constructor(ms: number) {
-    this.timer = setTimeout(() => {
-      this.expired = true
-      for (const cut of [...this.onExpiry]) cut()
-    }, ms)
+    this.timer = setTimeout(() => this.expire(), ms)
   }
 
-  readonly step = <A>(start: (done: (value: A) => void) => () => void): Effect.Effect<A, TimedOut> =>
-    Effect.async<A, TimedOut>((resume) => {
-      if (this.expired) return resume(failTimedOut)
-      let over = false
-      const cut = (): void => {
-        if (over) return
-        over = true
-        this.onExpiry.delete(cut)
-        abort()
-      }
-      const expire = (): void => {
-        if (over) return
-        cut()
-        resume(failTimedOut)
-      }
-      this.onExpiry.add(expire)
-      const abort = start((value) => {
-        if (over) return
-        over = true
-        this.onExpiry.delete(expire)
-        resume(Effect.succeed(value))
-      })
-      return Effect.sync(cut)
-    })
+  expire(): void {
+    this.expired = true
+    for (const flight of [...this.inFlight]) flight.expire()
+  }
 
-  readonly bound = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TimedOut, R> =>
-    Effect.uninterruptibleMask((restore) =>
+  // The run is over (done, failed or interrupted): no timer left behind, no step left running.
+  close(): void {
+    clearTimeout(this.timer)
+    for (const flight of [...this.inFlight]) flight.cut()
+  }
+
+  step<A>(start: (done: (value: A) => void) => () => void): Effect.Effect<A, TimedOut> {
+    return Effect.async<A, TimedOut>((resume) => {
+      if (this.expired) return resume(failTimedOut)
+      const flight = new Step(this.inFlight, resume)
+      flight.abort = start((value) => flight.settle(value))
+    })
+  }
+
+  bound<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TimedOut, R> {
+    return Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(Effect.fork(restore(self)), (fiber) =>
         restore(
           Effect.async<A, E | TimedOut>((resume) => {
             if (this.expired) return resume(Effect.zipRight(Fiber.interrupt(fiber), failTimedOut))
             let over = false
-            const expire = (): void => {
-              if (over) return
-              over = true
-              this.onExpiry.delete(expire)
-              resume(Effect.zipRight(Fiber.interrupt(fiber), failTimedOut))
+            const flight: Flight = {
+              expire: () => {
+                if (over) return
+                over = true
+                this.inFlight.delete(flight)
+                resume(Effect.zipRight(Fiber.interrupt(fiber), failTimedOut))
+              },
+              cut: () => {
+                over = true
+                this.inFlight.delete(flight)
+              }
             }
-            this.onExpiry.add(expire)
+            this.inFlight.add(flight)
             fiber.addObserver((exit) => {
               if (over) return
               over = true
-              this.onExpiry.delete(expire)
+              this.inFlight.delete(flight)
               resume(exit)
             })
-            return Effect.sync(() => {
-              over = true
-              this.onExpiry.delete(expire)
-            })
+            return Effect.sync(flight.cut)
           })
         ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
       )
     )
-
-  readonly clear = (): void => clearTimeout(this.timer)
+  }
 }
+
+// Something in flight under the deadline: `expire` cuts it off and fails it, `cut` only stops it.
+interface Flight {
+  readonly expire: () => void
+  readonly cut: () => void
+}
+
+// One plain step in flight: settled once, by its value, the deadline or the end of the run.
+class Step<A> implements Flight {
+  over = false
+  abort: (() => void) | undefined = undefined
+
+  constructor(
+    readonly inFlight: Set<Flight>,
+    readonly resume: (effect: Effect.Effect<A, TimedOut>) => void
+  ) {
+    inFlight.add(this)
+  }
+
+  settle(value: A): void {
+    if (this.over) return
+    this.over = true
+    this.inFlight.delete(this)
+    this.resume(Effect.succeed(value))
+  }
+
+  cut(): void {
+    if (this.over) return
+    this.over = true
+    this.inFlight.delete(this)
+    this.abort?.()
+  }
+
+  expire(): void {
+    if (this.over) return
+    this.cut()
+    this.resume(failTimedOut)
+  }
+}
+
+const timeoutMessage = (seconds: number): string => `timed out after ${seconds} s`
 
 /**
  * Runs a probe body under the check's timeout (seconds), the body bounding its own waits by the deadline it is
- * given. On timeout `onTimeout` judges from what the body recorded so far.
+ * given. On timeout `onTimeout` judges from what the body recorded so far. However the body ends (interrupted
+ * too), the timer is cleared and whatever step it left in flight is aborted.
  *
  * @internal
  */
@@ -193,15 +229,17 @@ export const runBounded = <R>(options: {
     }
     const log: PhaseLog = { record, add: (more) => Effect.sync(() => record(more)) }
     const deadline = new Countdown(options.timeoutSeconds * 1000)
-    return options.body(log, deadline).pipe(
-      Effect.catchTag("TimedOut", () => options.onTimeout(`timed out after ${options.timeoutSeconds} s`)),
-      Effect.ensuring(Effect.sync(deadline.clear)),
-      Effect.flatMap((verdict) =>
-        Effect.map(since(start), (total): ProbeOutcome => {
-          const phases: Phases = { ...times, total_ms: total }
-          return { status: verdict.status, duration_ms: total, error: verdict.error, details: verdict.details, phases }
-        })
-      )
+    const outcome = (verdict: Verdict): Effect.Effect<ProbeOutcome> =>
+      Effect.map(since(start), (total): ProbeOutcome => {
+        const phases: Phases = { ...times, total_ms: total }
+        return { status: verdict.status, duration_ms: total, error: verdict.error, details: verdict.details, phases }
+      })
+    return Effect.onExit(
+      Effect.matchEffect(options.body(log, deadline), {
+        onFailure: () => Effect.flatMap(options.onTimeout(timeoutMessage(options.timeoutSeconds)), outcome),
+        onSuccess: outcome
+      }),
+      () => Effect.sync(() => deadline.close())
     )
   })
 

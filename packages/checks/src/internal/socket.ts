@@ -107,7 +107,6 @@ export interface Connected {
 
 // IPv6 first, then the families alternate (RFC 8305 section 4), so one dead family costs one attempt delay.
 const interleaved = (addresses: ReadonlyArray<Address>): ReadonlyArray<Address> => {
-  if (addresses.length < 2) return addresses
   const six = addresses.filter((a) => a.family === 6)
   const four = addresses.filter((a) => a.family === 4)
   const order: Array<Address> = []
@@ -131,12 +130,29 @@ export const connect = (
   addresses: ReadonlyArray<Address>,
   port: number,
   done: (raced: Raced<Connected, string>) => void
-): (() => void) =>
-  staggered(
+): (() => void) => {
+  // One address (an IP literal, most names on one family) has nothing to race: no stagger, no bookkeeping.
+  const only = addresses.length === 1 ? addresses[0] : undefined
+  if (only !== undefined) {
+    let over = false
+    const abort = attempt(
+      only,
+      port
+    )((settled) => {
+      over = true
+      done(settled.ok ? settled : { ok: false, errors: [settled.error] })
+    })
+    // Once settled the socket is the caller's: aborting then is harmless, as for a race.
+    return () => {
+      if (!over) abort()
+    }
+  }
+  return staggered(
     interleaved(addresses).map((address) => attempt(address, port)),
     attemptDelayMs,
     (raced) => done(raced.ok ? raced : { ok: false, errors: [...new Set(raced.errors)] })
   )
+}
 
 /**
  * A TLS handshake over `socket`; calls `done` once with the secured socket or the error (its message, without
