@@ -8,18 +8,17 @@
  *
  * @since 0.1.0
  */
-import * as Net from "node:net"
-import * as Tls from "node:tls"
+import type * as Net from "node:net"
+import type * as Tls from "node:tls"
 import type { IpVersion } from "@signalman/core/CheckSpec"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as AddressGuard from "./AddressGuard.js"
-import { staggered } from "./internal/happyEyeballs.js"
-import { mark, owned as ownedBy, since } from "./internal/probe.js"
+import { mark, since } from "./internal/probe.js"
+import * as Socket from "./internal/socket.js"
 import { ProbeSettings } from "./ProbeSettings.js"
 import { type ResolvedAddress, Resolver } from "./Resolver.js"
 
@@ -142,9 +141,6 @@ export class AddressPolicy extends Context.Reference<AddressPolicy>()("Signalman
   defaultValue: (): Policy => ({ check: AddressGuard.check })
 }) {}
 
-// RFC 8305's recommended Connection Attempt Delay.
-const attemptDelay = Duration.millis(250)
-
 const familyName = (family: 4 | 6): string => (family === 4 ? "IPv4" : "IPv6")
 
 const admits = (ipVersion: IpVersion, family: 4 | 6): boolean =>
@@ -159,6 +155,73 @@ const zoneOf = (address: string): string => {
   return at !== -1 && bare.includes(":") ? bare.slice(at) : ""
 }
 
+// The guard's verdict on a host's answers (an IP literal's answer is the literal itself).
+const admit = (
+  host: string,
+  ipVersion: IpVersion,
+  answers: ReadonlyArray<ResolvedAddress>,
+  timings: Timings,
+  allowPrivateTargets: boolean,
+  policy: Policy
+): Either.Either<Resolution, DialError> => {
+  const allowed: Array<ResolvedAddress> = []
+  let refused: Extract<AddressGuard.Verdict, { allowed: false }> | undefined
+  for (const answer of answers) {
+    const parsed = AddressGuard.parseLiteral(answer.address)
+    // Never hand net.connect anything but an address: given a name it would resolve it itself, past the guard.
+    if (parsed === undefined) continue
+    const family = parsed.kind() === "ipv4" ? 4 : 6
+    // Also enforced here, not only by asking the resolver for one family: a pinned check dials nothing else.
+    if (!admits(ipVersion, family)) continue
+    // The string dialed is the one the guard judged (normalised), so no spelling can differ between the two.
+    const address = parsed.toString()
+    const verdict: AddressGuard.Verdict = allowPrivateTargets ? { allowed: true, address } : policy.check(address)
+    if (verdict.allowed) allowed.push({ address: `${verdict.address}${zoneOf(answer.address)}`, family })
+    else refused ??= verdict
+  }
+  if (allowed.length > 0) return Either.right({ addresses: allowed, timings })
+  if (refused !== undefined) {
+    return Either.left(
+      new DialError({ reason: "blocked", message: AddressGuard.blockedMessage(host, refused), timings })
+    )
+  }
+  const none =
+    ipVersion === "any" ? `dns: no address for ${host}` : `dns: no ${familyName(ipVersion === "ipv4" ? 4 : 6)} address`
+  return Either.left(new DialError({ reason: "dns", message: none, timings }))
+}
+
+// The one answer an IP literal host stands for, in its normal form with its zone; undefined for a name.
+const literalAnswers = (
+  host: string,
+  ipVersion: IpVersion
+): Either.Either<ReadonlyArray<ResolvedAddress>, DialError> | undefined => {
+  const literal = AddressGuard.parseLiteral(host)
+  if (literal === undefined) return undefined
+  const family = literal.kind() === "ipv4" ? 4 : 6
+  if (!admits(ipVersion, family)) {
+    return Either.left(
+      new DialError({
+        reason: "family",
+        message: `ip_version ${ipVersion} cannot dial ${host}, an ${familyName(family)} address`,
+        timings: {}
+      })
+    )
+  }
+  return Either.right([{ address: `${literal.toString()}${zoneOf(host)}`, family }])
+}
+
+const guard = (
+  host: string,
+  ipVersion: IpVersion,
+  answers: ReadonlyArray<ResolvedAddress>,
+  timings: Timings
+): Effect.Effect<Resolution, DialError, ProbeSettings> =>
+  Effect.flatMap(ProbeSettings, (settings) =>
+    Effect.flatMap(AddressPolicy, (policy) =>
+      admit(host, ipVersion, answers, timings, settings.allowPrivateTargets, policy)
+    )
+  )
+
 /**
  * Resolves `host` in the families `ipVersion` allows and keeps the addresses the guard allows (all of them with
  * `allowPrivateTargets`). An IP literal skips DNS; pinned to the other family it fails with reason `family`.
@@ -172,141 +235,59 @@ export const resolve = (
   ipVersion: IpVersion,
   report: Report = silent
 ): Effect.Effect<Resolution, DialError, Resolver | ProbeSettings> =>
-  Effect.gen(function* () {
-    const literal = AddressGuard.parseLiteral(host)
-    if (literal !== undefined) {
-      const family = literal.kind() === "ipv4" ? 4 : 6
-      if (!admits(ipVersion, family)) {
-        return yield* new DialError({
-          reason: "family",
-          message: `ip_version ${ipVersion} cannot dial ${host}, an ${familyName(family)} address`,
-          timings: {}
-        })
+  Effect.suspend(() => {
+    const literal = literalAnswers(host, ipVersion)
+    if (literal !== undefined) return Effect.flatMap(literal, (answers) => guard(host, ipVersion, answers, {}))
+    return Effect.gen(function* () {
+      const resolver = yield* Resolver
+      const start = yield* mark
+      const answer = yield* Effect.either(resolver.lookup(host, ipVersion))
+      const timings: Timings = { dns_ms: yield* since(start) }
+      yield* report(timings)
+      if (Either.isLeft(answer)) {
+        return yield* new DialError({ reason: "dns", message: answer.left.message, timings })
       }
-      return yield* guard(host, ipVersion, [{ address: `${literal.toString()}${zoneOf(host)}`, family }], {})
-    }
-    const resolver = yield* Resolver
-    const start = yield* mark
-    const answer = yield* Effect.either(resolver.lookup(host, ipVersion))
-    const timings: Timings = { dns_ms: yield* since(start) }
-    yield* report(timings)
-    if (Either.isLeft(answer)) {
-      return yield* new DialError({ reason: "dns", message: answer.left.message, timings })
-    }
-    return yield* guard(host, ipVersion, answer.right, timings)
+      return yield* guard(host, ipVersion, answer.right, timings)
+    })
   })
 
-const guard = (
-  host: string,
-  ipVersion: IpVersion,
-  answers: ReadonlyArray<ResolvedAddress>,
-  timings: Timings
-): Effect.Effect<Resolution, DialError, ProbeSettings> =>
-  Effect.gen(function* () {
-    const settings = yield* ProbeSettings
-    const policy = yield* AddressPolicy
-    const allowed: Array<ResolvedAddress> = []
-    let refused: Extract<AddressGuard.Verdict, { allowed: false }> | undefined
-    for (const answer of answers) {
-      const parsed = AddressGuard.parseLiteral(answer.address)
-      // Never hand net.connect anything but an address: given a name it would resolve it itself, past the guard.
-      if (parsed === undefined) continue
-      const family = parsed.kind() === "ipv4" ? 4 : 6
-      // Also enforced here, not only by asking the resolver for one family: a pinned check dials nothing else.
-      if (!admits(ipVersion, family)) continue
-      // The string dialed is the one the guard judged (normalised), so no spelling can differ between the two.
-      const address = parsed.toString()
-      const verdict: AddressGuard.Verdict = settings.allowPrivateTargets
-        ? { allowed: true, address }
-        : policy.check(address)
-      if (verdict.allowed) allowed.push({ address: `${verdict.address}${zoneOf(answer.address)}`, family })
-      else refused ??= verdict
-    }
-    if (allowed.length > 0) return { addresses: allowed, timings }
-    if (refused !== undefined) {
-      return yield* new DialError({ reason: "blocked", message: AddressGuard.blockedMessage(host, refused), timings })
-    }
-    const none =
-      ipVersion === "any"
-        ? `dns: no address for ${host}`
-        : `dns: no ${familyName(ipVersion === "ipv4" ? 4 : 6)} address`
-    return yield* new DialError({ reason: "dns", message: none, timings })
-  })
+/**
+ * SNI and the identity check want the bare name: no brackets, no trailing dot of an absolute name.
+ *
+ * @since 0.1.0
+ * @category dialing
+ */
+export const serverName = (host: string): string => unbracketed(host).replace(/\.$/, "")
 
-const ignore = (): void => {}
-
-// Settles when `socket` emits `event`; interruption destroys the socket, which is what stops a connect or a
-// handshake in flight.
-const ready = <S extends Net.Socket>(
-  socket: S,
-  event: "connect" | "secureConnect",
-  failure: (error: Error) => DialError
-): Effect.Effect<S, DialError> =>
-  Effect.async<S, DialError>((resume) => {
-    const onReady = () => {
-      socket.off("error", onError)
-      resume(Effect.succeed(socket))
-    }
-    const onError = (error: Error) => {
-      socket.off(event, onReady)
-      resume(Effect.fail(failure(error)))
-    }
-    socket.once(event, onReady)
-    socket.once("error", onError)
-    return Effect.sync(() => socket.destroy())
-  })
-
-// How long a closing connection may wait for the peer to close its side before it is destroyed.
-const closeGrace = 2_000
-
-// A connection that got somewhere is closed politely: end() flushes what was written (the TLS Finished, then
-// close_notify) and sends FIN, so a monitored server logs a clean close rather than a reset or a failed handshake
-// on every check. The timer bounds the wait for a peer that never closes; it does not keep the process alive.
-const close = (socket: Net.Socket): void => {
-  if (socket.destroyed) return
-  if (socket.pending) {
-    socket.destroy()
-    return
-  }
-  const timer = setTimeout(() => socket.destroy(), closeGrace).unref()
-  socket.once("close", () => clearTimeout(timer))
-  socket.end()
-}
-
-// Every socket is tied to the dialing scope as soon as it exists, so attempts that lose the race, or that win
-// just as they are interrupted, are closed with the scope rather than leaked. The permanent no-op listener keeps
-// a late error (a reset after the probe stopped reading) from becoming an unhandled 'error' that ends the process.
-const owned = <S extends Net.Socket>(open: () => S): Effect.Effect<S, never, Scope.Scope> =>
-  ownedBy(() => open().on("error", ignore), close)
-
-const attempt = (address: ResolvedAddress, port: number): Effect.Effect<Connected, DialError, Scope.Scope> =>
-  owned(() => Net.connect({ host: address.address, port, noDelay: true })).pipe(
-    Effect.flatMap((socket) =>
-      ready(socket, "connect", (error) => new DialError({ reason: "connect", message: error.message, timings: {} }))
-    ),
-    Effect.map((socket) => ({ socket, address }))
+// One step of a dial, its sockets tied to the scope before they exist: the finalizer aborts the step if it is
+// still running (closing every socket it made) and otherwise closes what it handed back. So attempts that lose the
+// race, or that win just as they are interrupted, are closed with the scope rather than leaked.
+const scoped = <A, E>(
+  start: (done: (outcome: Either.Either<A, E>) => void) => () => void,
+  release: (value: A) => void
+): Effect.Effect<A, E, Scope.Scope> =>
+  Effect.flatMap(Effect.scope, (scope) =>
+    Effect.suspend(() => {
+      let abort: (() => void) | undefined
+      let value: { readonly got: A } | undefined
+      return Effect.zipRight(
+        Scope.addFinalizer(
+          scope,
+          Effect.sync(() => {
+            abort?.()
+            if (value !== undefined) release(value.got)
+          })
+        ),
+        Effect.async<A, E>((resume) => {
+          abort = start((outcome) => {
+            abort = undefined
+            if (Either.isRight(outcome)) value = { got: outcome.right }
+            resume(outcome)
+          })
+        })
+      )
+    })
   )
-
-interface Connected {
-  readonly socket: Net.Socket
-  readonly address: ResolvedAddress
-}
-
-// IPv6 first, then the families alternate (RFC 8305 section 4), so one dead family costs one attempt delay.
-const interleaved = (addresses: ReadonlyArray<ResolvedAddress>): ReadonlyArray<ResolvedAddress> => {
-  const six = addresses.filter((a) => a.family === 6)
-  const four = addresses.filter((a) => a.family === 4)
-  const order: Array<ResolvedAddress> = []
-  for (let i = 0; i < Math.max(six.length, four.length); i++) {
-    const a = six[i]
-    const b = four[i]
-    if (a !== undefined) order.push(a)
-    if (b !== undefined) order.push(b)
-  }
-  return order
-}
-
-const distinct = (messages: ReadonlyArray<string>): string => [...new Set(messages)].join("; ")
 
 /**
  * A TCP connection to `target`: resolve, guard, then race the addresses (IPv6 first, 250 ms stagger). The socket
@@ -323,16 +304,19 @@ export const tcp = (
     const resolution = yield* resolve(target.host, target.ipVersion, report)
     const start = yield* mark
     const raced = yield* Effect.either(
-      staggered(
-        interleaved(resolution.addresses).map((address) => attempt(address, target.port)),
-        attemptDelay
+      scoped<Socket.Connected, ReadonlyArray<string>>(
+        (done) =>
+          Socket.connect(resolution.addresses, target.port, (raced) =>
+            done(raced.ok ? Either.right(raced.value) : Either.left(raced.errors))
+          ),
+        (connected) => Socket.close(connected.socket)
       )
     )
     const connect_ms = yield* since(start)
     yield* report({ connect_ms })
     const timings: Timings = { ...resolution.timings, connect_ms }
     if (Either.isLeft(raced)) {
-      return yield* new DialError({ reason: "connect", message: distinct(raced.left.map((e) => e.message)), timings })
+      return yield* new DialError({ reason: "connect", message: raced.left.join("; "), timings })
     }
     return { socket: raced.right.socket, address: raced.right.address, timings }
   })
@@ -350,34 +334,23 @@ export const tls = (
 ): Effect.Effect<Connection<Tls.TLSSocket>, DialError, Resolver | ProbeSettings | Scope.Scope> =>
   Effect.gen(function* () {
     const connection = yield* tcp(target, report)
-    // SNI and the identity check want the bare name: no brackets, no trailing dot of an absolute name.
-    const name = unbracketed(options.servername ?? target.host).replace(/\.$/, "")
-    const isAddress = AddressGuard.parseLiteral(name) !== undefined
     const start = yield* mark
     const secured = yield* Effect.either(
-      owned(() =>
-        Tls.connect({
-          socket: connection.socket,
-          host: name,
-          ...(isAddress ? {} : { servername: name }),
-          rejectUnauthorized: options.verify,
-          ...(options.alpn === undefined ? {} : { ALPNProtocols: [...options.alpn] })
-        })
-      ).pipe(
-        Effect.flatMap((socket) =>
-          ready(
-            socket,
-            "secureConnect",
-            (error) => new DialError({ reason: "tls", message: `tls: ${error.message}`, timings: {} })
-          )
-        )
+      scoped<Tls.TLSSocket, string>(
+        (done) =>
+          Socket.handshake(
+            connection.socket,
+            { name: serverName(options.servername ?? target.host), verify: options.verify, alpn: options.alpn },
+            (outcome) => done(outcome.ok ? Either.right(outcome.socket) : Either.left(outcome.message))
+          ),
+        Socket.close
       )
     )
     const tls_ms = yield* since(start)
     yield* report({ tls_ms })
     const timings: Timings = { ...connection.timings, tls_ms }
     if (Either.isLeft(secured)) {
-      return yield* new DialError({ reason: "tls", message: secured.left.message, timings })
+      return yield* new DialError({ reason: "tls", message: `tls: ${secured.left}`, timings })
     }
     return { socket: secured.right, address: connection.address, timings }
   })

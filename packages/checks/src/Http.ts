@@ -2,10 +2,13 @@
  * The http probe: one request, and the redirects it leads to, whose final answer must match `expected_status`
  * and, optionally, contain `expected_body_contains`.
  *
- * Every hop is dialed through {@link Dial} (so the resolver, the internal-address guard and `ip_version` apply
- * to each redirect target, relative or not) and then spoken to by an undici `Client` whose `connect` hands over
- * that socket: undici never resolves or connects by itself. Redirects are followed by hand, at most 10; a
- * cross-origin hop drops the credentials, and 301/302 after POST and 303 turn into GET as browsers do.
+ * Every hop's host is resolved and guarded by {@link Dial.resolve} (so the resolver, the internal-address guard and
+ * `ip_version` apply to each redirect target, relative or not); the hop then connects to the allowed addresses
+ * only (happy eyeballs, as `Dial` does) and speaks to them through an undici `Client` whose `connect` hands over
+ * that socket: undici never resolves or connects by itself. The hop's I/O (connect, handshake, request, answer)
+ * is one asynchronous step bounded by the check's deadline (`internal/exchange.ts`). Redirects are followed by
+ * hand, at most 10; a cross-origin hop drops the credentials, and 301/302 after POST and 303 turn into GET as
+ * browsers do.
  *
  * `{{key}}` variable references in the url, headers, body and expected_body_contains are resolved by the caller
  * before the probe runs: the probe sends exactly what it is given.
@@ -17,16 +20,14 @@
  *
  * @since 0.1.0
  */
-import type * as Net from "node:net"
 import type { CheckStatus, ProbeOutcome } from "@signalman/core/CheckResult"
 import type { ExpectedStatus, HttpCheck, HttpMethod } from "@signalman/core/CheckSpec"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
-import { type buildConnector, Client, type Dispatcher } from "undici"
+import type { Dispatcher } from "undici"
 import * as AddressGuard from "./AddressGuard.js"
 import * as Dial from "./Dial.js"
+import * as Exchange from "./internal/exchange.js"
 import * as Probe from "./internal/probe.js"
 import { ProbeSettings } from "./ProbeSettings.js"
 import type { Resolver } from "./Resolver.js"
@@ -74,10 +75,10 @@ interface Request {
 }
 
 /** What the result's details say about where the check got to: the same three fields on every result. */
-type Trail = {
-  readonly final_url: string
-  readonly status_code: number | null
-  readonly redirects: number
+interface Trail {
+  final_url: string
+  status_code: number | null
+  redirects: number
 }
 
 /** The final word on a check, before the details are attached. */
@@ -150,34 +151,28 @@ const lenientHost = (text: string): string | undefined =>
 // a host that is an internal literal.
 const locate = (
   text: string,
-  base: URL | undefined
-): Effect.Effect<
-  Either.Either<URL, { readonly reason: "blocked" | "invalid"; readonly message: string }>,
-  never,
-  ProbeSettings
-> =>
-  Effect.gen(function* () {
-    let url: URL
-    try {
-      url = base === undefined ? new URL(text) : new URL(text, base)
-    } catch {
-      const host = lenientHost(text)
-      const settings = yield* ProbeSettings
-      const policy = yield* Dial.AddressPolicy
-      const literal = host === undefined ? undefined : AddressGuard.parseLiteral(host)
-      if (host !== undefined && literal !== undefined && !settings.allowPrivateTargets) {
-        const verdict = policy.check(literal.toString())
-        if (!verdict.allowed) {
-          return Either.left({ reason: "blocked" as const, message: AddressGuard.blockedMessage(host, verdict) })
-        }
+  base: URL | undefined,
+  guard: Guard
+): Either.Either<URL, { readonly reason: "blocked" | "invalid"; readonly message: string }> => {
+  let url: URL
+  try {
+    url = base === undefined ? new URL(text) : new URL(text, base)
+  } catch {
+    const host = lenientHost(text)
+    const literal = host === undefined ? undefined : AddressGuard.parseLiteral(host)
+    if (host !== undefined && literal !== undefined && !guard.allowPrivateTargets) {
+      const verdict = guard.policy.check(literal.toString())
+      if (!verdict.allowed) {
+        return Either.left({ reason: "blocked" as const, message: AddressGuard.blockedMessage(host, verdict) })
       }
-      return Either.left({ reason: "invalid" as const, message: `invalid url: ${text}` })
     }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      return Either.left({ reason: "invalid" as const, message: `unsupported scheme ${url.protocol} in ${url.href}` })
-    }
-    return Either.right(url)
-  })
+    return Either.left({ reason: "invalid" as const, message: `invalid url: ${text}` })
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return Either.left({ reason: "invalid" as const, message: `unsupported scheme ${url.protocol} in ${url.href}` })
+  }
+  return Either.right(url)
+}
 
 // The request a redirect leads to: method and body kept, except where browsers turn it into a GET.
 const redirected = (request: Request, next: URL, code: number): Request => {
@@ -192,147 +187,128 @@ const redirected = (request: Request, next: URL, code: number): Request => {
   return { url: next, method: toGet ? "GET" : request.method, headers, body: toGet ? undefined : request.body }
 }
 
-const ignore = (): void => {}
-
-// undici's connector contract, fed the socket Dial produced. The callback must not run inside the connect call:
-// undici is then inside its own resume loop, which ignores re-entry, and the request would never be written.
-// The socket is handed over once; undici asks again only if the connection died before the request was sent.
-const handOver = (socket: Net.Socket): buildConnector.connector => {
-  let available: Net.Socket | undefined = socket
-  return (_options, callback) => {
-    const given = available
-    available = undefined
-    process.nextTick(() =>
-      given === undefined
-        ? callback(new Error("connection closed before the request was sent"), null)
-        : callback(null, given)
-    )
-  }
+// What the guard needs to judge a url that does not parse, read once per check.
+interface Guard {
+  readonly allowPrivateTargets: boolean
+  readonly policy: Dial.Policy
 }
 
-// Why a client is destroyed: one shared error, since undici and the stream it ends read the error's stack, and a
-// fresh Error per check (a stack captured and, under source maps, formatted) cost more than the rest of the close.
-const finished = new Error("the check is finished with this connection")
+// How much of an answer's body the judgement needs: only an expected status with a text to look for reads any.
+const bodyWanted =
+  (check: HttpCheck) =>
+  (code: number, headers: Dispatcher.ResponseData["headers"]): number => {
+    if (check.expected_body_contains === undefined || !acceptsStatus(check.expected_status, code)) return 0
+    return followed(check, code, headers) === undefined ? maxBodyBytes : 0
+  }
 
-const clientFor = (origin: string, socket: Net.Socket): Effect.Effect<Client, never, Scope.Scope> =>
-  Probe.owned(
-    // The check's own timeout bounds the exchange, so undici's timers are off.
-    () => new Client(origin, { connect: handOver(socket), headersTimeout: 0, bodyTimeout: 0 }),
-    (client) => void client.destroy(finished).catch(ignore)
-  )
+// The Location to follow, when the check follows redirects and the answer is one.
+const followed = (check: HttpCheck, code: number, headers: Dispatcher.ResponseData["headers"]): string | undefined => {
+  if (!check.follow_redirects || !redirectCodes.has(code)) return undefined
+  const location = headerValue(headers, "location")
+  return location === undefined || location === "" ? undefined : location
+}
 
-// The first `limit` bytes of a body as text; the rest is never read (closing the client discards it).
-const readPrefix = (body: Dispatcher.ResponseData["body"], limit: number): Effect.Effect<string, unknown> =>
-  Effect.tryPromise({
-    try: async () => {
-      const chunks: Array<Uint8Array> = []
-      let size = 0
-      const source: AsyncIterable<unknown> = body
-      for await (const chunk of source) {
-        if (!(chunk instanceof Uint8Array)) continue
-        const piece = chunk.subarray(0, limit - size)
-        chunks.push(piece)
-        size += piece.length
-        if (size >= limit) break
-      }
-      // Not fatal: a text check on a page with a stray invalid byte (or a character cut at the limit) still runs.
-      return new TextDecoder("utf-8").decode(Buffer.concat(chunks))
-    },
-    catch: (error) => error
-  })
-
-const judge = (check: HttpCheck, response: Dispatcher.ResponseData): Effect.Effect<Judgement> => {
-  const code = response.statusCode
+const judge = (
+  check: HttpCheck,
+  code: number,
+  headers: Dispatcher.ResponseData["headers"],
+  body: Extract<Exchange.Outcome, { _tag: "Answered" }>["body"]
+): Judgement => {
   if (acceptsStatus(check.expected_status, code)) {
     const needle = check.expected_body_contains
-    if (needle === undefined) return Effect.succeed(judged("up", null))
-    return Effect.map(Effect.either(readPrefix(response.body, maxBodyBytes)), (read) => {
-      if (Either.isLeft(read)) return judged("down", `response body: ${errorMessage(read.left)}`)
-      return read.right.includes(needle)
-        ? judged("up", null, { body_matched: true })
-        : judged("down", `body does not contain ${JSON.stringify(needle)}`, { body_matched: false })
-    })
+    if (needle === undefined || body === undefined) return judged("up", null)
+    if (!body.ok) return judged("down", `response body: ${errorMessage(body.error)}`)
+    return body.text.includes(needle)
+      ? judged("up", null, { body_matched: true })
+      : judged("down", `body does not contain ${JSON.stringify(needle)}`, { body_matched: false })
   }
   if (code === 429 || code === 503) {
-    const retryAfter = headerValue(response.headers, "retry-after")
-    return Effect.succeed(
-      judged("degraded", `rate-limited ${code}${retryAfter === undefined ? "" : ` (Retry-After: ${retryAfter})`}`)
-    )
+    const retryAfter = headerValue(headers, "retry-after")
+    return judged("degraded", `rate-limited ${code}${retryAfter === undefined ? "" : ` (Retry-After: ${retryAfter})`}`)
   }
-  return Effect.succeed(
-    judged("down", `unexpected status ${code} (expected ${describeExpected(check.expected_status)})`)
-  )
+  return judged("down", `unexpected status ${code} (expected ${describeExpected(check.expected_status)})`)
 }
 
-// One request over a fresh connection; its scope closes the connection when the hop is done.
+// One request over a fresh connection: the host resolved and guarded, then the hop's I/O as one step bounded by
+// the check's deadline, which closes the connection when the hop is done or cut off.
 const exchange = (
   check: HttpCheck,
   request: Request,
   first: boolean,
   log: Probe.PhaseLog,
-  trail: Ref.Ref<Trail>
-): Effect.Effect<Judgement | Redirect, never, Resolver | ProbeSettings | Scope.Scope> =>
-  Effect.gen(function* () {
-    const url = request.url
-    const target: Dial.Target = {
-      host: url.hostname,
-      port: url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port),
-      ipVersion: check.ip_version
-    }
-    const dial: Effect.Effect<
-      Dial.Connection<Net.Socket>,
-      Dial.DialError,
-      Resolver | ProbeSettings | Scope.Scope
-    > = url.protocol === "https:"
-      ? Dial.tls(target, { verify: check.verify_tls, alpn: ["http/1.1"] }, log.add)
-      : Dial.tcp(target, log.add)
-    const dialed = yield* Effect.either(dial)
-    if (Either.isLeft(dialed)) {
-      const failure = dialed.left
+  deadline: Probe.Deadline,
+  trail: Trail
+): Effect.Effect<Judgement | Redirect, Probe.TimedOut, Resolver | ProbeSettings> => {
+  const url = request.url
+  const host = url.hostname
+  const https = url.protocol === "https:"
+  const port = url.port === "" ? (https ? 443 : 80) : Number(url.port)
+  // An IP literal is resolved without I/O; only a lookup needs bounding by the deadline (in a fiber of its own).
+  const resolution =
+    AddressGuard.parseLiteral(host) === undefined
+      ? deadline.bound(Dial.resolve(host, check.ip_version, log.add))
+      : Dial.resolve(host, check.ip_version)
+  return Effect.matchEffect(resolution, {
+    onFailure: (failure): Effect.Effect<Judgement, Probe.TimedOut> => {
+      if (failure._tag === "TimedOut") return Effect.fail(failure)
       // A url the check names in the wrong family is its own configuration; a redirect there is the site's answer.
       const status = failure.reason === "blocked" || (failure.reason === "family" && first) ? "error" : "down"
-      return judged(status, failure.message)
-    }
-    const client = yield* clientFor(url.origin, dialed.right.socket)
-    const start = yield* Probe.mark
-    const answered = yield* Effect.either(
-      Effect.tryPromise({
-        // No abort signal: interruption (the timeout) closes the hop's scope, whose finalizer destroys the client
-        // and so ends the request; a signal per request would only add a listener to every check.
-        try: () =>
-          client.request({
-            path: `${url.pathname}${url.search}`,
-            method: request.method,
-            headers: request.headers,
-            body: request.body ?? null
-          }),
-        catch: (error) => error
-      })
-    )
-    yield* log.add({ first_byte_ms: yield* Probe.since(start) })
-    if (Either.isLeft(answered)) {
-      // undici refuses arguments (a header value with a newline) before sending: the check cannot be made as set.
-      const status = errorCode(answered.left) === "UND_ERR_INVALID_ARG" ? "error" : "down"
-      return judged(status, errorMessage(answered.left))
-    }
-    const response = answered.right
-    yield* Ref.update(trail, (t) => ({ ...t, status_code: response.statusCode }))
-    const location = headerValue(response.headers, "location")
-    if (check.follow_redirects && redirectCodes.has(response.statusCode) && location !== undefined && location !== "") {
-      return { _tag: "Redirect", location, code: response.statusCode }
-    }
-    return yield* judge(check, response)
+      return Effect.succeed(judged(status, failure.message))
+    },
+    onSuccess: (resolved) =>
+      Effect.map(
+        deadline.step<Exchange.Outcome>((done) =>
+          Exchange.run(
+            {
+              addresses: resolved.addresses,
+              port,
+              tls: https ? { name: Dial.serverName(host), verify: check.verify_tls, alpn: ["http/1.1"] } : undefined,
+              origin: url.origin,
+              path: `${url.pathname}${url.search}`,
+              method: request.method,
+              headers: request.headers,
+              body: request.body,
+              answered: (statusCode) => {
+                trail.status_code = statusCode
+              },
+              bodyWanted: bodyWanted(check)
+            },
+            log.record,
+            done
+          )
+        ),
+        (outcome): Judgement | Redirect => {
+          switch (outcome._tag) {
+            case "DialFailed":
+              return judged("down", outcome.message)
+            case "RequestFailed": {
+              // undici refuses arguments (a header value with a newline) before sending: the check cannot be made
+              // as set.
+              const status = errorCode(outcome.error) === "UND_ERR_INVALID_ARG" ? "error" : "down"
+              return judged(status, errorMessage(outcome.error))
+            }
+            case "Answered": {
+              const location = followed(check, outcome.statusCode, outcome.headers)
+              if (location !== undefined) return { _tag: "Redirect", location, code: outcome.statusCode }
+              return judge(check, outcome.statusCode, outcome.headers, outcome.body)
+            }
+          }
+        }
+      )
   })
+}
 
 // Requests the url and follows its redirects (at most maxRedirects, no loops) to the answer that is judged.
 const follow = (
   check: HttpCheck,
   userAgent: string,
+  guard: Guard,
   log: Probe.PhaseLog,
-  trail: Ref.Ref<Trail>
-): Effect.Effect<Judgement, never, Resolver | ProbeSettings> =>
+  deadline: Probe.Deadline,
+  trail: Trail
+): Effect.Effect<Judgement, Probe.TimedOut, Resolver | ProbeSettings> =>
   Effect.gen(function* () {
-    const start = yield* locate(check.url, undefined)
+    const start = locate(check.url, undefined, guard)
     if (Either.isLeft(start)) return judged("error", start.left.message)
     let request: Request = {
       url: start.right,
@@ -343,11 +319,13 @@ const follow = (
     const seen = new Set<string>()
     for (let redirects = 0; redirects <= maxRedirects; redirects++) {
       seen.add(`${request.method} ${request.url.href}`)
-      yield* Ref.set(trail, { final_url: request.url.href, status_code: null, redirects })
-      const step = yield* Effect.scoped(exchange(check, request, redirects === 0, log, trail))
+      trail.final_url = request.url.href
+      trail.status_code = null
+      trail.redirects = redirects
+      const step = yield* exchange(check, request, redirects === 0, log, deadline, trail)
       if (step._tag === "Judgement") return step
       if (redirects === maxRedirects) break
-      const next = yield* locate(step.location, request.url)
+      const next = locate(step.location, request.url, guard)
       if (Either.isLeft(next)) {
         // A location that cannot be requested is the site's answer (down), unless it names an internal address.
         return next.left.reason === "blocked"
@@ -369,18 +347,20 @@ const follow = (
  * @category probes
  */
 export const probe = (check: HttpCheck): Effect.Effect<ProbeOutcome, never, Resolver | ProbeSettings> =>
-  Effect.gen(function* () {
-    const settings = yield* ProbeSettings
-    const trail = yield* Ref.make<Trail>({ final_url: check.url, status_code: null, redirects: 0 })
-    return yield* Probe.run<Resolver | ProbeSettings>({
-      timeoutSeconds: check.timeout,
-      body: (log) =>
-        Effect.gen(function* () {
-          const judgement = yield* follow(check, settings.userAgent, log, trail)
-          const details = { ...(yield* Ref.get(trail)), ...judgement.extra }
-          return { status: judgement.status, error: judgement.error, details }
-        }),
-      onTimeout: (message) =>
-        Effect.map(Ref.get(trail), (details) => ({ status: "error" as const, error: message, details }))
+  Effect.flatMap(ProbeSettings, (settings) =>
+    Effect.flatMap(Dial.AddressPolicy, (policy) => {
+      const guard: Guard = { allowPrivateTargets: settings.allowPrivateTargets, policy }
+      // Where the check got to, updated as it goes (one fiber runs the whole check), read by a timeout too.
+      const trail: Trail = { final_url: check.url, status_code: null, redirects: 0 }
+      return Probe.runBounded<Resolver | ProbeSettings>({
+        timeoutSeconds: check.timeout,
+        body: (log, deadline) =>
+          Effect.map(follow(check, settings.userAgent, guard, log, deadline, trail), (judgement) => ({
+            status: judgement.status,
+            error: judgement.error,
+            details: { ...trail, ...judgement.extra }
+          })),
+        onTimeout: (message) => Effect.succeed({ status: "error" as const, error: message, details: { ...trail } })
+      })
     })
-  })
+  )

@@ -107,29 +107,56 @@ export const make = (options: Options): Effect.Effect<Api, never, Throttle.Throt
     // Counted beside the semaphore (which does not expose its count) so tests and metrics can see the bound hold.
     let held = 0
 
+    // A job's bookkeeping in one uninterruptible region with one finalizer: the permit, the count beside it and
+    // the host slot are taken in order and given back together however the check ends. The probe benchmark
+    // (docs/probes.md) showed nesting a combinator for each (permit, count, slot) costing a check as much as its
+    // whole http exchange.
     const one = <J extends Job>(job: J): Effect.Effect<Result<J>, never, Probe.Environment> => {
-      const probe = Effect.either(Probe.run(job.spec))
       const key = Throttle.keyOf(job.org, job.spec)
-      const admitted: Effect.Effect<Result<J>, never, Probe.Environment> = Option.isNone(key)
-        ? Effect.map(probe, (ran) => settled(job, ran))
-        : Effect.map(throttle.run(key.value, probe), (admission) =>
-            admission._tag === "Dropped" ? { _tag: "Dropped", job, key: admission.key } : settled(job, admission.value)
-          )
-      return permits.withPermits(1)(
-        Effect.suspend(() => {
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(restore(permits.take(1)), () => {
           held++
-          return Effect.ensuring(
-            admitted,
-            Effect.sync(() => held--)
+          const slotted = Option.isSome(key)
+          if (slotted && !throttle.enter(key.value)) {
+            held--
+            return Effect.as(permits.release(1), { _tag: "Dropped", job, key: key.value } as const)
+          }
+          return Effect.onExit(
+            Effect.map(Effect.either(restore(Probe.run(job.spec))), (ran) => settled(job, ran)),
+            () => {
+              held--
+              if (slotted) throttle.leave(key.value)
+              return permits.release(1)
+            }
           )
         })
       )
     }
 
     return {
-      // The batch's own bound keeps a large batch from forking a fiber per job up front; the semaphore is the
-      // bound across batches.
-      run: (jobs) => Effect.forEach(jobs, one, { concurrency: options.maxConcurrency }),
+      // A batch runs on at most maxConcurrency worker fibers, each taking the next job when its last one ends, as
+      // a plain loop of workers would: a fiber per job (Effect.forEach's way) cost a check as much as its whole
+      // bookkeeping on the probe benchmark. The semaphore is the bound across batches.
+      run: <J extends Job>(jobs: Iterable<J>) =>
+        Effect.suspend(() => {
+          const list = Array.from(jobs)
+          const results = new Array<Result<J>>(list.length)
+          let next = 0
+          const worker = Effect.whileLoop({
+            while: () => next < list.length,
+            body: () => {
+              const index = next++
+              const job = list[index]
+              if (job === undefined) return Effect.void
+              return Effect.map(one(job), (result) => {
+                results[index] = result
+              })
+            },
+            step: () => {}
+          })
+          const workers = Array.from({ length: Math.min(options.maxConcurrency, list.length) }, () => worker)
+          return Effect.as(Effect.all(workers, { concurrency: "unbounded", discard: true }), results)
+        }),
       inflight: Effect.sync(() => held)
     }
   })

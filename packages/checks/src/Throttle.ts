@@ -98,20 +98,20 @@ export class Throttle extends Effect.Service<Throttle>()("Signalman/Throttle", {
     // interleave with it, and an immutable map rebuilt on every take and give was a cost the benchmark showed.
     const inflight = new Map<string, number>()
 
-    const take = (at: string): Effect.Effect<boolean> =>
-      Effect.sync(() => {
-        const held = inflight.get(at) ?? 0
-        if (held >= settings.perHostMaxInflight) return false
-        inflight.set(at, held + 1)
-        return true
-      })
+    const enter = (k: Key): boolean => {
+      const at = slot(k)
+      const held = inflight.get(at) ?? 0
+      if (held >= settings.perHostMaxInflight) return false
+      inflight.set(at, held + 1)
+      return true
+    }
 
-    const give = (at: string): Effect.Effect<void> =>
-      Effect.sync(() => {
-        const held = inflight.get(at) ?? 0
-        if (held <= 1) inflight.delete(at)
-        else inflight.set(at, held - 1)
-      })
+    const leave = (k: Key): void => {
+      const at = slot(k)
+      const held = inflight.get(at) ?? 0
+      if (held <= 1) inflight.delete(at)
+      else inflight.set(at, held - 1)
+    }
 
     return {
       /**
@@ -119,17 +119,23 @@ export class Throttle extends Effect.Service<Throttle>()("Signalman/Throttle", {
        * interruption); otherwise answers Dropped at once without running it.
        */
       run: <A, E, R>(k: Key, check: Effect.Effect<A, E, R>): Effect.Effect<Admission<A>, E, R> =>
-        Effect.suspend(() => {
-          const at = slot(k)
-          return Effect.acquireUseRelease(
-            take(at),
-            (admitted): Effect.Effect<Admission<A>, E, R> =>
-              admitted
-                ? Effect.map(check, (value) => ({ _tag: "Ran", value }))
-                : Effect.succeed({ _tag: "Dropped", key: k }),
-            (admitted) => (admitted ? give(at) : Effect.void)
-          )
-        }),
+        Effect.uninterruptibleMask((restore) =>
+          Effect.suspend(() => {
+            if (!enter(k)) return Effect.succeed<Admission<A>>({ _tag: "Dropped", key: k })
+            return Effect.onExit(
+              Effect.map(restore(check), (value): Admission<A> => ({ _tag: "Ran", value })),
+              () => Effect.sync(() => leave(k))
+            )
+          })
+        ),
+      /**
+       * Takes a slot for `k` if it is under the cap (true) or refuses (false), in one synchronous step. For a
+       * caller that already runs the check in an uninterruptible region with its own finalizer (the Runner, which
+       * frees its permit there too): it must call {@link leave} exactly once for each slot taken.
+       */
+      enter,
+      /** Gives back a slot {@link enter} took. */
+      leave,
       /** How many checks hold a slot for `k` now. */
       inflight: (k: Key): Effect.Effect<number> => Effect.sync(() => inflight.get(slot(k)) ?? 0)
     }

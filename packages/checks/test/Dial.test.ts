@@ -1,13 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
-import * as TestClock from "effect/TestClock"
 import * as Dial from "../src/Dial.js"
-import { staggered } from "../src/internal/happyEyeballs.js"
+import { type Attempt, type Raced, type Schedule, staggered } from "../src/internal/happyEyeballs.js"
 import type { Settings } from "../src/ProbeSettings.js"
 import * as Resolver from "../src/Resolver.js"
 import { selfSigned } from "./support/Certificates.js"
@@ -17,86 +12,136 @@ import { admitting, noResolver, settings, tableResolver } from "./support/ProbeE
 const env = (resolver: Layer.Layer<Resolver.Resolver> = noResolver, overrides: Partial<Settings> = {}) =>
   Layer.mergeAll(settings(overrides), resolver)
 
-// Lets forked fibers run until `fiber` is done, a bounded number of turns (none of these fibers waits on time).
-const settled = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
-  Effect.gen(function* () {
-    for (let turn = 0; turn < 20 && Option.isNone(yield* Fiber.poll(fiber)); turn++) yield* Effect.yieldNow()
-    return yield* Fiber.poll(fiber)
-  })
-
 describe("Dial", () => {
-  describe("staggered attempts (happy eyeballs timing, on the TestClock)", () => {
-    it.effect("the next attempt starts 250 ms after the first while the first hangs", () =>
-      Effect.gen(function* () {
-        const secondStarted = yield* Ref.make(false)
-        const fiber = yield* Effect.fork(
-          staggered([Effect.never, Effect.zipRight(Ref.set(secondStarted, true), Effect.succeed("ipv4"))], "250 millis")
-        )
-        yield* TestClock.adjust("249 millis")
-        assert.isFalse(yield* Ref.get(secondStarted))
-        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
-        yield* TestClock.adjust("1 millis")
-        assert.strictEqual(yield* Fiber.join(fiber), "ipv4")
-      })
-    )
+  describe("staggered attempts (happy eyeballs timing, on a manual clock)", () => {
+    // A clock that moves only when told: `schedule` is what the race uses for its attempt delay.
+    const manualClock = () => {
+      let now = 0
+      let tasks: Array<{ readonly at: number; readonly run: () => void }> = []
+      const schedule: Schedule = (ms, run) => {
+        const task = { at: now + ms, run }
+        tasks.push(task)
+        return () => {
+          tasks = tasks.filter((t) => t !== task)
+        }
+      }
+      const adjust = (ms: number): void => {
+        const until = now + ms
+        for (let turn = 0; turn < 100; turn++) {
+          const due = tasks.filter((t) => t.at <= until).sort((x, y) => x.at - y.at)[0]
+          if (due === undefined) break
+          tasks = tasks.filter((t) => t !== due)
+          now = due.at
+          due.run()
+        }
+        now = until
+      }
+      return { schedule, adjust }
+    }
+    const never: Attempt<string, string> = () => () => {}
+    const succeed =
+      (value: string, started?: () => void): Attempt<string, string> =>
+      (settle) => {
+        started?.()
+        settle({ ok: true, value })
+        return () => {}
+      }
+    const fail =
+      (error: string): Attempt<string, string> =>
+      (settle) => {
+        settle({ ok: false, error })
+        return () => {}
+      }
+    const race = (attempts: ReadonlyArray<Attempt<string, string>>) => {
+      const clock = manualClock()
+      let result: Raced<string, string> | undefined
+      staggered(
+        attempts,
+        250,
+        (raced) => {
+          assert.isUndefined(result, "done is called once")
+          result = raced
+        },
+        clock.schedule
+      )
+      return { adjust: clock.adjust, result: () => result }
+    }
 
-    it.effect("the next attempt starts as soon as the one before fails, without waiting out the delay", () =>
-      Effect.gen(function* () {
-        const fiber = yield* Effect.fork(staggered([Effect.fail("refused"), Effect.succeed("ipv4")], "250 millis"))
-        assert.isTrue(Option.isSome(yield* settled(fiber)), "the second attempt waited for the clock")
-        assert.strictEqual(yield* Fiber.join(fiber), "ipv4")
-      })
-    )
+    it("the next attempt starts 250 ms after the first while the first hangs", () => {
+      let secondStarted = false
+      const running = race([never, succeed("ipv4", () => (secondStarted = true))])
+      running.adjust(249)
+      assert.isFalse(secondStarted)
+      assert.isUndefined(running.result())
+      running.adjust(1)
+      assert.deepStrictEqual(running.result(), { ok: true, value: "ipv4" })
+    })
 
-    it.effect("an attempt that connects before the delay wins, and the next one never starts", () =>
-      Effect.gen(function* () {
-        const secondStarted = yield* Ref.make(false)
-        const fiber = yield* Effect.fork(
-          staggered(
-            [Effect.succeed("ipv6"), Effect.zipRight(Ref.set(secondStarted, true), Effect.succeed("ipv4"))],
-            "250 millis"
-          )
-        )
-        yield* TestClock.adjust("1 second")
-        assert.strictEqual(yield* Fiber.join(fiber), "ipv6")
-        assert.isFalse(yield* Ref.get(secondStarted))
-      })
-    )
+    it("the next attempt starts as soon as the one before fails, without waiting out the delay", () => {
+      const running = race([fail("refused"), succeed("ipv4")])
+      assert.deepStrictEqual(running.result(), { ok: true, value: "ipv4" }, "the second attempt waited for the clock")
+    })
 
-    it.effect("the first success wins and the attempts still running are interrupted", () =>
-      Effect.gen(function* () {
-        const interrupted = yield* Ref.make(false)
-        const fiber = yield* Effect.fork(
-          staggered(
-            [Effect.never.pipe(Effect.onInterrupt(() => Ref.set(interrupted, true))), Effect.succeed("b")],
-            "250 millis"
-          )
-        )
-        yield* TestClock.adjust("250 millis")
-        assert.strictEqual(yield* Fiber.join(fiber), "b")
-        assert.isTrue(yield* Ref.get(interrupted))
-      })
-    )
+    it("an attempt that connects before the delay wins, and the next one never starts", () => {
+      let secondStarted = false
+      const running = race([succeed("ipv6"), succeed("ipv4", () => (secondStarted = true))])
+      running.adjust(1000)
+      assert.deepStrictEqual(running.result(), { ok: true, value: "ipv6" })
+      assert.isFalse(secondStarted)
+    })
 
-    it.effect("each further attempt waits its own delay after the one before", () =>
-      Effect.gen(function* () {
-        const fiber = yield* Effect.fork(staggered([Effect.never, Effect.never, Effect.succeed("third")], "250 millis"))
-        yield* TestClock.adjust("250 millis")
-        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
-        yield* TestClock.adjust("250 millis")
-        assert.strictEqual(yield* Fiber.join(fiber), "third")
-      })
-    )
+    it("the first success wins and the attempts still running are aborted", () => {
+      let aborted = false
+      const hanging: Attempt<string, string> = () => () => {
+        aborted = true
+      }
+      const running = race([hanging, succeed("b")])
+      running.adjust(250)
+      assert.deepStrictEqual(running.result(), { ok: true, value: "b" })
+      assert.isTrue(aborted)
+    })
 
-    it.effect("when every attempt fails, the errors come back in the order they failed", () =>
-      Effect.gen(function* () {
-        const fiber = yield* Effect.fork(
-          Effect.either(staggered([Effect.fail("a"), Effect.fail("b"), Effect.fail("c")], "250 millis"))
-        )
-        yield* TestClock.adjust("1 second")
-        assert.deepStrictEqual(yield* Fiber.join(fiber), Either.left(["a", "b", "c"]))
-      })
-    )
+    it("each further attempt waits its own delay after the one before", () => {
+      const running = race([never, never, succeed("third")])
+      running.adjust(250)
+      assert.isUndefined(running.result())
+      running.adjust(250)
+      assert.deepStrictEqual(running.result(), { ok: true, value: "third" })
+    })
+
+    it("when every attempt fails, the errors come back in the order they failed", () => {
+      const running = race([fail("a"), fail("b"), fail("c")])
+      running.adjust(1000)
+      assert.deepStrictEqual(running.result(), { ok: false, errors: ["a", "b", "c"] })
+    })
+
+    it("errors are in the order the attempts failed, not the order they started", () => {
+      const clock = manualClock()
+      // The first attempt fails 400 ms in, after the second (started at 250 ms) failed at 300 ms.
+      const failsAt =
+        (ms: number, error: string): Attempt<string, string> =>
+        (settle) =>
+          clock.schedule(ms, () => settle({ ok: false, error }))
+      let result: Raced<string, string> | undefined
+      staggered([failsAt(400, "first"), failsAt(50, "second")], 250, (raced) => (result = raced), clock.schedule)
+      clock.adjust(1000)
+      assert.deepStrictEqual(result, { ok: false, errors: ["second", "first"] })
+    })
+
+    it("aborting the race aborts every attempt started and never calls back", () => {
+      const clock = manualClock()
+      let aborted = 0
+      const hanging: Attempt<string, string> = () => () => {
+        aborted++
+      }
+      let called = false
+      const abort = staggered([hanging, hanging, hanging], 250, () => (called = true), clock.schedule)
+      clock.adjust(250)
+      abort()
+      clock.adjust(1000)
+      assert.strictEqual(aborted, 2, "the third attempt never started")
+      assert.isFalse(called)
+    })
   })
 
   describe("resolve", () => {

@@ -551,6 +551,34 @@ describe("Http", () => {
       }).pipe(Effect.provide(env()))
     )
 
+    it.scopedLive("a check cut off by its timeout closes its connection, waiting for headers or reading the body", () =>
+      Effect.gen(function* () {
+        const server = yield* httpServer(
+          routes({
+            "/stall": () => {},
+            "/dribble": (_q, r) => {
+              r.writeHead(200, { "content-type": "text/plain" })
+              r.write("still loading")
+            }
+          })
+        )
+        // The server sees each connection close soon after the check gives up (bounded wait, polled).
+        const closedSoon = Effect.gen(function* () {
+          for (let turn = 0; turn < 100 && server.open() > 0; turn++) yield* Effect.sleep("20 millis")
+          assert.strictEqual(server.open(), 0, "the timed-out check left its connection open")
+        })
+        const stalled = yield* Http.probe(check({ url: `${server.origin}/stall`, timeout: 0.3 }))
+        assert.strictEqual(stalled.error, "timed out after 0.3 s")
+        yield* closedSoon
+        const dribbling = yield* Http.probe(
+          check({ url: `${server.origin}/dribble`, timeout: 0.3, expected_body_contains: "ready" })
+        )
+        assert.strictEqual(dribbling.error, "timed out after 0.3 s")
+        yield* closedSoon
+        assert.strictEqual(server.connections(), 2)
+      }).pipe(Effect.provide(env()))
+    )
+
     it.live("a refused connection is down (not error), with no status code", () =>
       Effect.gen(function* () {
         const port = yield* closedPort()

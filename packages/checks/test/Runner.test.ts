@@ -163,7 +163,7 @@ describe("Runner", () => {
       yield* Fiber.interrupt(batch)
       assert.strictEqual(yield* run.inflight, 0)
       assert.strictEqual(yield* throttle.inflight(key), 0)
-      // The server sees each connection end: the probes' scopes closed their sockets when interrupted.
+      // The server sees each connection end: each probe closed its sockets when interrupted.
       yield* Effect.repeat(
         Effect.sync(() => server.open()),
         {

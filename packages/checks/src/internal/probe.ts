@@ -1,17 +1,16 @@
 /**
  * What every connection probe shares: timing with Effect's clock, phase bookkeeping, and the one outer timeout
- * that bounds a whole check (the only way time turns a result into `error`).
+ * that bounds a whole check (the only way time turns a result into `error`). The timeout is a deadline with one
+ * timer: a body whose waits are plain steps (the http probe's hops) is cut off by that timer without a second
+ * fiber; a body written as one scoped Effect ({@link run}) runs in a fiber the deadline interrupts.
  *
  * @internal
  */
 import type { CheckStatus, Phases, ProbeOutcome } from "@signalman/core/CheckResult"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
 
 /**
  * Milliseconds, to the microsecond: loopback and LAN phases are often under a millisecond, and whole
@@ -37,30 +36,6 @@ export const since = (start: bigint): Effect.Effect<number> =>
   Effect.map(Clock.currentTimeNanos, (now) => roundMs(Number(now - start) / 1_000_000))
 
 /**
- * A resource made and freed by plain synchronous calls (a socket, an undici client), freed when the scope closes.
- * Unlike `Effect.acquireRelease`, the release does not run with the acquiring fiber's FiberRefs restored: that
- * restoring diffs and patches every FiberRef twice, and profiling the probe benchmark showed it costing a check more
- * than closing its socket. A release that is one synchronous call has no use for it.
- *
- * @internal
- */
-export const owned = <A>(acquire: () => A, release: (resource: A) => void): Effect.Effect<A, never, Scope.Scope> =>
-  Effect.flatMap(Effect.scope, (scope) =>
-    Effect.uninterruptible(
-      Effect.suspend(() => {
-        const resource = acquire()
-        return Effect.as(
-          Scope.addFinalizer(
-            scope,
-            Effect.sync(() => release(resource))
-          ),
-          resource
-        )
-      })
-    )
-  )
-
-/**
  * The phases a probe measures before the total.
  *
  * @internal
@@ -69,11 +44,12 @@ export type PhaseTimes = Omit<Phases, "total_ms">
 
 /**
  * Sums phase times (an http check adds each redirect hop's), so a check that times out still reports the
- * phases it finished.
+ * phases it finished. `record` is for plain callback code (a hop's socket events); `add` is the same as an Effect.
  *
  * @internal
  */
 export interface PhaseLog {
+  readonly record: (times: PhaseTimes) => void
   readonly add: (times: PhaseTimes) => Effect.Effect<void>
 }
 
@@ -98,37 +74,174 @@ const addTimes = (sum: PhaseTimes, times: PhaseTimes): PhaseTimes => {
 }
 
 /**
- * `self` with a deadline: some value if it ends within `ms`, none once it has been cut off (interrupted, its
- * finalizers run). It does what `Effect.timeoutOption` does with one fiber instead of two and a race: the
- * benchmark (docs/probes.md) showed the race costing a check about as much as the rest of its bookkeeping. The
- * deadline is a real timer, not Effect's Clock: it bounds real I/O, which a TestClock could not move either.
- * Interrupting the caller interrupts `self` too.
+ * The failure of a step cut off by the check's deadline.
+ *
+ * @internal
  */
-const within = <A, R>(self: Effect.Effect<A, never, R>, ms: number): Effect.Effect<Option.Option<A>, never, R> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.fork(restore(self)), (fiber) =>
-      restore(
-        Effect.async<Option.Option<A>>((resume) => {
-          let settled = false
-          const timer = setTimeout(() => {
-            if (settled) return
-            settled = true
-            resume(Effect.as(Fiber.interrupt(fiber), Option.none()))
-          }, ms)
-          fiber.addObserver((exit) => {
-            if (settled) return
-            settled = true
-            clearTimeout(timer)
-            resume(Exit.isSuccess(exit) ? Effect.succeed(Option.some(exit.value)) : Effect.failCause(exit.cause))
+export interface TimedOut {
+  readonly _tag: "TimedOut"
+}
+
+const timedOut: TimedOut = { _tag: "TimedOut" }
+const failTimedOut: Effect.Effect<never, TimedOut> = Effect.fail(timedOut)
+
+/**
+ * The check's deadline: one timer for the whole check. A body bounds each of its waits by it, so the check needs
+ * no second fiber to race it against: a plain step ({@link Deadline.step}) is aborted by the timer itself, and only
+ * an Effect that cannot be aborted that way ({@link Deadline.bound}, e.g. a resolver lookup) runs in a fiber of its
+ * own. Once the deadline has passed, every step fails with {@link TimedOut} at once.
+ *
+ * @internal
+ */
+export interface Deadline {
+  /**
+   * One asynchronous step in plain code: `start` is given the callback to call once with its value and answers
+   * how to abort it. At the deadline the step is aborted (it must then close whatever it opened and never call
+   * back) and fails with `TimedOut`; a step the check's interruption leaves behind is aborted when the check's run
+   * ends ({@link runBounded}), so a step needs no finalizer of its own.
+   */
+  readonly step: <A>(start: (done: (value: A) => void) => () => void) => Effect.Effect<A, TimedOut>
+  /** `self` in a fiber of its own, interrupted (its finalizers run) at the deadline, which fails with `TimedOut`. */
+  readonly bound: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | TimedOut, R>
+}
+
+// The deadline's state: what to cut off when the timer fires or the run ends (steps run one after the other, so it
+// holds one entry, two when a bounded Effect itself runs steps).
+class Countdown implements Deadline {
+  expired = false
+  readonly inFlight = new Set<Flight>()
+  readonly timer: ReturnType<typeof setTimeout>
+
+  constructor(ms: number) {
+    this.timer = setTimeout(() => this.expire(), ms)
+  }
+
+  expire(): void {
+    this.expired = true
+    for (const flight of [...this.inFlight]) flight.expire()
+  }
+
+  // The run is over (done, failed or interrupted): no timer left behind, no step left running.
+  close(): void {
+    clearTimeout(this.timer)
+    for (const flight of [...this.inFlight]) flight.cut()
+  }
+
+  step<A>(start: (done: (value: A) => void) => () => void): Effect.Effect<A, TimedOut> {
+    return Effect.async<A, TimedOut>((resume) => {
+      if (this.expired) return resume(failTimedOut)
+      const flight = new Step(this.inFlight, resume)
+      flight.abort = start((value) => flight.settle(value))
+    })
+  }
+
+  bound<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TimedOut, R> {
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.fork(restore(self)), (fiber) =>
+        restore(
+          Effect.async<A, E | TimedOut>((resume) => {
+            if (this.expired) return resume(Effect.zipRight(Fiber.interrupt(fiber), failTimedOut))
+            let over = false
+            const flight: Flight = {
+              expire: () => {
+                if (over) return
+                over = true
+                this.inFlight.delete(flight)
+                resume(Effect.zipRight(Fiber.interrupt(fiber), failTimedOut))
+              },
+              cut: () => {
+                over = true
+                this.inFlight.delete(flight)
+              }
+            }
+            this.inFlight.add(flight)
+            fiber.addObserver((exit) => {
+              if (over) return
+              over = true
+              this.inFlight.delete(flight)
+              resume(exit)
+            })
+            return Effect.sync(flight.cut)
           })
-          return Effect.sync(() => {
-            settled = true
-            clearTimeout(timer)
-          })
-        })
-      ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+        ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+      )
     )
-  )
+  }
+}
+
+// Something in flight under the deadline: `expire` cuts it off and fails it, `cut` only stops it.
+interface Flight {
+  readonly expire: () => void
+  readonly cut: () => void
+}
+
+// One plain step in flight: settled once, by its value, the deadline or the end of the run.
+class Step<A> implements Flight {
+  over = false
+  abort: (() => void) | undefined = undefined
+
+  constructor(
+    readonly inFlight: Set<Flight>,
+    readonly resume: (effect: Effect.Effect<A, TimedOut>) => void
+  ) {
+    inFlight.add(this)
+  }
+
+  settle(value: A): void {
+    if (this.over) return
+    this.over = true
+    this.inFlight.delete(this)
+    this.resume(Effect.succeed(value))
+  }
+
+  cut(): void {
+    if (this.over) return
+    this.over = true
+    this.inFlight.delete(this)
+    this.abort?.()
+  }
+
+  expire(): void {
+    if (this.over) return
+    this.cut()
+    this.resume(failTimedOut)
+  }
+}
+
+const timeoutMessage = (seconds: number): string => `timed out after ${seconds} s`
+
+/**
+ * Runs a probe body under the check's timeout (seconds), the body bounding its own waits by the deadline it is
+ * given. On timeout `onTimeout` judges from what the body recorded so far. However the body ends (interrupted
+ * too), the timer is cleared and whatever step it left in flight is aborted.
+ *
+ * @internal
+ */
+export const runBounded = <R>(options: {
+  readonly timeoutSeconds: number
+  readonly body: (log: PhaseLog, deadline: Deadline) => Effect.Effect<Verdict, TimedOut, R>
+  readonly onTimeout: (message: string) => Effect.Effect<Verdict>
+}): Effect.Effect<ProbeOutcome, never, R> =>
+  Effect.flatMap(mark, (start) => {
+    let times: PhaseTimes = {}
+    const record = (more: PhaseTimes): void => {
+      times = addTimes(times, more)
+    }
+    const log: PhaseLog = { record, add: (more) => Effect.sync(() => record(more)) }
+    const deadline = new Countdown(options.timeoutSeconds * 1000)
+    const outcome = (verdict: Verdict): Effect.Effect<ProbeOutcome> =>
+      Effect.map(since(start), (total): ProbeOutcome => {
+        const phases: Phases = { ...times, total_ms: total }
+        return { status: verdict.status, duration_ms: total, error: verdict.error, details: verdict.details, phases }
+      })
+    return Effect.onExit(
+      Effect.matchEffect(options.body(log, deadline), {
+        onFailure: () => Effect.flatMap(options.onTimeout(timeoutMessage(options.timeoutSeconds)), outcome),
+        onSuccess: outcome
+      }),
+      () => Effect.sync(() => deadline.close())
+    )
+  })
 
 /**
  * Runs a probe body under the check's timeout (seconds). The body's scope (its sockets) closes when it ends or
@@ -141,16 +254,8 @@ export const run = <R>(options: {
   readonly body: (log: PhaseLog) => Effect.Effect<Verdict, never, R | Scope.Scope>
   readonly onTimeout: (message: string) => Effect.Effect<Verdict>
 }): Effect.Effect<ProbeOutcome, never, Exclude<R, Scope.Scope>> =>
-  Effect.gen(function* () {
-    const start = yield* mark
-    const times = yield* Ref.make<PhaseTimes>({})
-    const log: PhaseLog = { add: (more) => Ref.update(times, (sum) => addTimes(sum, more)) }
-    const finished = yield* within(Effect.scoped(options.body(log)), options.timeoutSeconds * 1000)
-    const verdict = yield* Option.match(finished, {
-      onNone: () => options.onTimeout(`timed out after ${options.timeoutSeconds} s`),
-      onSome: Effect.succeed
-    })
-    const total = yield* since(start)
-    const phases: Phases = { ...(yield* Ref.get(times)), total_ms: total }
-    return { status: verdict.status, duration_ms: total, error: verdict.error, details: verdict.details, phases }
+  runBounded<Exclude<R, Scope.Scope>>({
+    timeoutSeconds: options.timeoutSeconds,
+    body: (log, deadline) => deadline.bound(Effect.scoped(options.body(log))),
+    onTimeout: options.onTimeout
   })
