@@ -222,26 +222,31 @@ export const runBounded = <R>(options: {
   readonly body: (log: PhaseLog, deadline: Deadline) => Effect.Effect<Verdict, TimedOut, R>
   readonly onTimeout: (message: string) => Effect.Effect<Verdict>
 }): Effect.Effect<ProbeOutcome, never, R> =>
-  Effect.flatMap(mark, (start) => {
-    let times: PhaseTimes = {}
-    const record = (more: PhaseTimes): void => {
-      times = addTimes(times, more)
-    }
-    const log: PhaseLog = { record, add: (more) => Effect.sync(() => record(more)) }
-    const deadline = new Countdown(options.timeoutSeconds * 1000)
-    const outcome = (verdict: Verdict): Effect.Effect<ProbeOutcome> =>
-      Effect.map(since(start), (total): ProbeOutcome => {
-        const phases: Phases = { ...times, total_ms: total }
-        return { status: verdict.status, duration_ms: total, error: verdict.error, details: verdict.details, phases }
-      })
-    return Effect.onExit(
-      Effect.matchEffect(options.body(log, deadline), {
-        onFailure: () => Effect.flatMap(options.onTimeout(timeoutMessage(options.timeoutSeconds)), outcome),
-        onSuccess: outcome
-      }),
-      () => Effect.sync(() => deadline.close())
-    )
-  })
+  Effect.flatMap(mark, (start) =>
+    // Uninterruptible from the timer's start until the hook that clears it is in place; the body is interruptible.
+    Effect.uninterruptibleMask((restore) => {
+      let times: PhaseTimes = {}
+      const record = (more: PhaseTimes): void => {
+        times = addTimes(times, more)
+      }
+      const log: PhaseLog = { record, add: (more) => Effect.sync(() => record(more)) }
+      const deadline = new Countdown(options.timeoutSeconds * 1000)
+      const outcome = (verdict: Verdict): Effect.Effect<ProbeOutcome> =>
+        Effect.map(since(start), (total): ProbeOutcome => {
+          const phases: Phases = { ...times, total_ms: total }
+          return { status: verdict.status, duration_ms: total, error: verdict.error, details: verdict.details, phases }
+        })
+      return Effect.onExit(
+        restore(
+          Effect.matchEffect(options.body(log, deadline), {
+            onFailure: () => Effect.flatMap(options.onTimeout(timeoutMessage(options.timeoutSeconds)), outcome),
+            onSuccess: outcome
+          })
+        ),
+        () => Effect.sync(() => deadline.close())
+      )
+    })
+  )
 
 /**
  * Runs a probe body under the check's timeout (seconds). The body's scope (its sockets) closes when it ends or

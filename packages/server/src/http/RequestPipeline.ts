@@ -96,6 +96,9 @@ export const layer = (maxBodyBytes: number): Layer.Layer<HttpIncomingMessage.Max
  * handled with the client's address (from `X-Forwarded-For`) as its `remoteAddress`, so everything keyed on the
  * address sees the client rather than the proxy.
  */
+// A modified request, provided in place of the received one, as the platform's own `xForwardedHeaders` middleware
+// does (which believes the header from anyone, hence not used). The platform's outer handler then offers the
+// response to the node response a second time; it finds it ended and does nothing.
 const throughProxies = (
   request: HttpServerRequest.HttpServerRequest,
   clientAddress: ClientAddress.Resolve

@@ -9,8 +9,10 @@ import { Me, OrgMembership } from "@signalman/core/Identity"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { Accounts, type MembershipRow } from "../auth/Accounts.js"
+import { Invalidation } from "../auth/Invalidation.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import * as PageChanges from "../statuspages/PageChanges.js"
 
 export const GRACE_DAYS = 30
 
@@ -34,6 +36,7 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
     const accounts = yield* Accounts
     const plans = yield* Plans
     const quotaEvents = yield* QuotaEvents
+    const invalidation = yield* Invalidation
 
     const document = (caller: CallerShape) =>
       Effect.gen(function* () {
@@ -92,7 +95,9 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
         .pipe(
           Effect.orDie,
           Effect.zipRight(accounts.changed(caller.user.id)),
-          Effect.zipRight(publishAccount(caller.user.accountId))
+          Effect.zipRight(publishAccount(caller.user.accountId)),
+          // The account's public status pages go dark with its orgs, at once.
+          Effect.zipRight(invalidation.publish(PageChanges.every))
         )
 
     /** Undo a scheduled deletion; the orgs come back only if the plan still allows them (OWNER_ORG_LIMIT). */
@@ -125,7 +130,15 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
           )
           .pipe(
             Effect.orDie,
-            Effect.tap(() => Effect.zipRight(accounts.changed(caller.user.id), publishAccount(accountId)))
+            Effect.tap((restored) =>
+              restored.over
+                ? Effect.void
+                : Effect.all([
+                    accounts.changed(caller.user.id),
+                    publishAccount(accountId),
+                    invalidation.publish(PageChanges.every)
+                  ])
+            )
           )
         if (outcome.over) {
           return yield* quotaEvents.refuse({
@@ -141,7 +154,7 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
 
     return { document, scheduleDeletion, restore }
   }),
-  dependencies: [Accounts.Default, Plans.Default, QuotaEvents.Default]
+  dependencies: [Accounts.Default, Plans.Default, QuotaEvents.Default, Invalidation.Default]
 }) {}
 
 export const notFound = (what: string) => ApiError.make("NOT_FOUND", `No such ${what}`)

@@ -6,9 +6,12 @@
  */
 const PREFIX = "status_page:"
 
+/** The tag to publish when pages of any number changed at once (an account's orgs deleted or restored). */
+export const every = `${PREFIX}*`
+
 /** The tag to publish when the page `pageId` changed. */
 export const tag = (pageId: string): string => `${PREFIX}${pageId}`
 
-/** The page a published tag names, or undefined when the tag is about something else. */
+/** The page a published tag names (`*`: every page), or undefined when the tag is about something else. */
 export const pageOf = (published: string): string | undefined =>
   published.startsWith(PREFIX) ? published.slice(PREFIX.length) : undefined

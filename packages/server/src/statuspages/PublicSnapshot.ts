@@ -65,6 +65,8 @@ export interface Page {
   readonly customDomain: string | null
   readonly isProtected: boolean
   readonly row: PageRow
+  /** The invalidation epoch when the lookup that made it began (see `snapshot`). */
+  readonly epoch: number
 }
 
 const ComponentRow = Schema.Struct({
@@ -161,43 +163,57 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
 
     const lookups = yield* WindowCache.make<Page | undefined>(ttl)
     const snapshots = yield* WindowCache.make<Snapshot>(ttl)
+    // Bumped by every invalidation of a page. A request can hold a `Page` read before an owner's change and ask for
+    // its snapshot after the change dropped the cached one: built from that old page, the snapshot would be cached
+    // and served with the old name or branding for a whole window. Such a page's snapshot is built for its request
+    // only.
+    let epoch = 0
     // Lookups are all dropped, not just the page's: a changed slug or domain also makes the negative entries of the
     // new ones stale, and rebuilding a lookup is one indexed query.
     invalidation.subscribe((tag) => {
       if (tag === "*") {
+        epoch++
         lookups.clear()
         snapshots.clear()
         return
       }
       const pageId = PageChanges.pageOf(tag)
       if (pageId !== undefined) {
+        epoch++
         lookups.clear()
-        snapshots.drop(pageId)
+        if (pageId === "*") snapshots.clear()
+        else snapshots.drop(pageId)
       }
     })
 
-    const toPage = (row: PageRow): Page => ({
+    const toPage = (row: PageRow, lookupEpoch: number): Page => ({
       id: row.id,
       orgId: row.org_id,
       accountId: row.account_id,
       slug: row.slug,
       customDomain: row.custom_domain,
       isProtected: isProtected(row.access),
-      row
+      row,
+      epoch: lookupEpoch
     })
 
     const selectPage = sql`
       SELECT p.id::text AS id, p.org_id::text AS org_id, p.account_id::text AS account_id, p.slug, p.name,
         p.public_locale, p.custom_domain, p.branding, p.access, l.sha256 AS logo_sha256
-      FROM status_pages p LEFT JOIN status_page_logos l ON l.page_id = p.id
+      FROM status_pages p
+      JOIN orgs o ON o.id = p.org_id AND o.deleted_at IS NULL
+      LEFT JOIN status_page_logos l ON l.page_id = p.id
     `
 
     const findPage = (where: Statement.Fragment) =>
-      sql`${selectPage} WHERE p.published AND ${where}`.pipe(
-        Effect.flatMap(decodePages),
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toPage(rows[0]))),
-        Effect.orDie
-      )
+      Effect.suspend(() => {
+        const lookupEpoch = epoch
+        return sql`${selectPage} WHERE p.published AND ${where}`.pipe(
+          Effect.flatMap(decodePages),
+          Effect.map((rows) => (rows[0] === undefined ? undefined : toPage(rows[0], lookupEpoch))),
+          Effect.orDie
+        )
+      })
 
     /** A published page by slug, any case. */
     const bySlug = (slug: string) =>
@@ -215,7 +231,10 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
       if (slug !== undefined) return bySlug(slug)
       return lookups.get(
         "default",
-        sql<{ slug: string }>`SELECT slug FROM status_pages WHERE published LIMIT 2`.pipe(
+        sql<{ slug: string }>`
+          SELECT p.slug FROM status_pages p JOIN orgs o ON o.id = p.org_id AND o.deleted_at IS NULL
+          WHERE p.published LIMIT 2
+        `.pipe(
           Effect.orDie,
           Effect.flatMap((rows) =>
             rows.length === 1 && rows[0] !== undefined ? bySlug(rows[0].slug) : Effect.succeed(undefined)
@@ -412,8 +431,9 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
         }
       }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
 
-    /** The page's snapshot, built at most once per window. */
-    const snapshot = (page: Page) => snapshots.get(page.id, build(page))
+    /** The page's snapshot, built at most once per window (a page read before the latest change: for itself). */
+    const snapshot = (page: Page) =>
+      Effect.suspend(() => (page.epoch === epoch ? snapshots.get(page.id, build(page)) : build(page)))
 
     /**
      * What is settled in memory right now, for the listener's fast path: the published page of a slug, whether a
@@ -430,7 +450,8 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
               const hit = lookups.peek(`host:${host}`, now)
               return hit === undefined ? undefined : { page: hit.value }
             })(),
-      snapshot: (page: Page, now: number): Snapshot | undefined => snapshots.peek(page.id, now)?.value
+      snapshot: (page: Page, now: number): Snapshot | undefined =>
+        page.epoch === epoch ? snapshots.peek(page.id, now)?.value : undefined
     }
 
     return { bySlug, byHost, defaultPage, snapshot, baseHost, settled }

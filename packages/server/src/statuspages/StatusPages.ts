@@ -160,9 +160,11 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
         return { data: rows.map(toResource), total: count?.n ?? 0, limit: query.limit, offset: query.offset }
       }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
 
-    /** A page by slug or custom domain, any org (the public surface and the viewer sign-in). */
+    /** A page by slug, any live org (the viewer sign-in; an org pending deletion has no public pages). */
     const bySlug = (slug: string) =>
-      sql`${selectPages} WHERE lower(p.slug) = ${slug.toLowerCase()}`.pipe(
+      sql`
+        ${selectPages} JOIN orgs o ON o.id = p.org_id AND o.deleted_at IS NULL WHERE lower(p.slug) = ${slug.toLowerCase()}
+      `.pipe(
         Effect.flatMap(decodePages),
         Effect.map((rows) => rows[0]),
         Effect.orDie

@@ -30,8 +30,10 @@ export class Subscribers extends Effect.Service<Subscribers>()("Signalman/Subscr
     const subscribe = (slug: string, rawEmail: string, request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
         const [page] = yield* sql<{ id: string; name: string; published: boolean; protected: boolean }>`
-          SELECT id::text AS id, name, published, COALESCE((access->>'protected')::boolean, false) AS protected
-          FROM status_pages WHERE lower(slug) = lower(${slug})
+          SELECT p.id::text AS id, p.name, p.published,
+            COALESCE((p.access->>'protected')::boolean, false) AS protected
+          FROM status_pages p JOIN orgs o ON o.id = p.org_id AND o.deleted_at IS NULL
+          WHERE lower(p.slug) = lower(${slug})
         `.pipe(Effect.orDie)
         if (page === undefined || !page.published) return yield* Effect.fail(pageNotFound)
         const admission = yield* gate.admit({ id: page.id, isProtected: page.protected }, request, { feed: false })

@@ -520,6 +520,26 @@ describe(`public status surface (${TestDatabase.kind} database)`, () => {
     })
   )
 
+  it.scopedLive("an account scheduled for deletion has no public pages, at once; restoring brings them back", () =>
+    Effect.gen(function* () {
+      const s = yield* setupWith(60)
+      const api = yield* createTarget(s, "api")
+      yield* createPage(s, { slug: "leaving", name: "Leaving" }, [[api, {}]])
+      const paths = ["/p/leaving", "/api/public/v1/status?page=leaving", "/api/public/v1/incidents.rss?page=leaving"]
+      for (const path of paths) expect((yield* get(s, path)).status, path).toBe(200)
+      const deleted = yield* s.alice.browser.request("/api/v1/me", { method: "DELETE" })
+      expect(deleted.status, deleted.text).toBe(200)
+      for (const path of paths) expect((yield* get(s, path)).status, path).toBe(404)
+      const subscribed = yield* s.alice.browser.request("/api/public/v1/subscriptions?page=leaving", {
+        json: { email: "someone@example.com" }
+      })
+      expect(subscribed.status, subscribed.text).toBe(404)
+      const restored = yield* s.alice.browser.request("/api/v1/me/restore", { method: "POST" })
+      expect(restored.status, restored.text).toBe(200)
+      for (const path of paths) expect((yield* get(s, path)).status, path).toBe(200)
+    })
+  )
+
   it.scopedLive("the snapshot is reused within its window: a change shows once the window has passed", () =>
     Effect.gen(function* () {
       const s = yield* setupWith(2)
