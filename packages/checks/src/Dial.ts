@@ -16,6 +16,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Scope from "effect/Scope"
+import type { buildConnector } from "undici"
 import * as AddressGuard from "./AddressGuard.js"
 import { mark, since } from "./internal/probe.js"
 import * as Socket from "./internal/socket.js"
@@ -354,3 +355,12 @@ export const tls = (
     }
     return { socket: secured.right, address: connection.address, timings }
   })
+
+/**
+ * An undici `connect` option that hands undici a socket `Dial` opened (so the guard's verdict on the address holds
+ * for the request): once, asynchronously, as undici's connector contract wants.
+ *
+ * @since 0.1.0
+ * @category dialing
+ */
+export const connector: (socket: Net.Socket) => buildConnector.connector = Socket.handOver

@@ -12,7 +12,7 @@
  */
 import type * as Net from "node:net"
 import type { HttpMethod } from "@signalman/core/CheckSpec"
-import { type buildConnector, Client, type Dispatcher } from "undici"
+import { Client, type Dispatcher } from "undici"
 import { type PhaseTimes, roundMs } from "./probe.js"
 import * as Socket from "./socket.js"
 
@@ -62,22 +62,6 @@ const ignore = (): void => {}
 // fresh Error per check (a stack captured and, under source maps, formatted) cost more than the rest of the close.
 const finished = new Error("the check is finished with this connection")
 
-// undici's connector contract, fed the socket the dial produced. The callback must not run inside the connect
-// call: undici is then inside its own resume loop, which ignores re-entry, and the request would never be written.
-// The socket is handed over once; undici asks again only if the connection died before the request was sent.
-const handOver = (socket: Net.Socket): buildConnector.connector => {
-  let available: Net.Socket | undefined = socket
-  return (_options, callback) => {
-    const given = available
-    available = undefined
-    process.nextTick(() =>
-      given === undefined
-        ? callback(new Error("connection closed before the request was sent"), null)
-        : callback(null, given)
-    )
-  }
-}
-
 // The first `limit` bytes of a body as text; the rest is never read (closing the client discards it).
 const readPrefix = async (body: Dispatcher.ResponseData["body"], limit: number): Promise<string> => {
   const chunks: Array<Uint8Array> = []
@@ -125,7 +109,7 @@ export const run = (exchange: Exchange, record: (times: PhaseTimes) => void, don
 
   const request = (socket: Net.Socket): void => {
     // The check's own deadline bounds the exchange, so undici's timers are off.
-    const opened = new Client(exchange.origin, { connect: handOver(socket), headersTimeout: 0, bodyTimeout: 0 })
+    const opened = new Client(exchange.origin, { connect: Socket.handOver(socket), headersTimeout: 0, bodyTimeout: 0 })
     client = opened
     const start = performance.now()
     // No abort signal: aborting the step destroys the client, which ends the request.

@@ -8,6 +8,7 @@
  */
 import * as Net from "node:net"
 import * as Tls from "node:tls"
+import type { buildConnector } from "undici"
 import * as AddressGuard from "../AddressGuard.js"
 import { type Attempt, type Raced, staggered } from "./happyEyeballs.js"
 
@@ -187,5 +188,25 @@ export const handshake = (
     if (settled) return
     settled = true
     close(secured)
+  }
+}
+
+/**
+ * undici's connector contract, fed the socket the dial produced. The callback must not run inside the connect
+ * call: undici is then inside its own resume loop, which ignores re-entry, and the request would never be written.
+ * The socket is handed over once; undici asks again only if the connection died before the request was sent.
+ *
+ * @internal
+ */
+export const handOver = (socket: Net.Socket): buildConnector.connector => {
+  let available: Net.Socket | undefined = socket
+  return (_options, callback) => {
+    const given = available
+    available = undefined
+    process.nextTick(() =>
+      given === undefined
+        ? callback(new Error("connection closed before the request was sent"), null)
+        : callback(null, given)
+    )
   }
 }

@@ -15,7 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
-import { type buildConnector, Client, type Dispatcher } from "undici"
+import { Client, type Dispatcher } from "undici"
 import { Mailer } from "../auth/Mailer.js"
 import type { Request } from "./Requests.js"
 
@@ -39,21 +39,6 @@ const failed = (error: string, status_code: number | null = null): Outcome => ({
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const ignore = (): void => {}
-
-// undici's connector contract, fed the socket Dial produced (as the http probe does). The callback must not run
-// inside the connect call, where undici ignores re-entry; the socket is handed over once.
-const handOver = (socket: Net.Socket): buildConnector.connector => {
-  let available: Net.Socket | undefined = socket
-  return (_options, callback) => {
-    const given = available
-    available = undefined
-    process.nextTick(() =>
-      given === undefined
-        ? callback(new Error("connection closed before the request was sent"), null)
-        : callback(null, given)
-    )
-  }
-}
 
 const secure = (
   socket: Net.Socket,
@@ -131,7 +116,7 @@ const http = (
     }
     const client = yield* Effect.acquireRelease(
       // The delivery's own timeout bounds the exchange, so undici's timers are off.
-      Effect.sync(() => new Client(url.origin, { connect: handOver(socket), headersTimeout: 0, bodyTimeout: 0 })),
+      Effect.sync(() => new Client(url.origin, { connect: Dial.connector(socket), headersTimeout: 0, bodyTimeout: 0 })),
       (client) => Effect.sync(() => void client.destroy().catch(ignore))
     )
     const answered = yield* Effect.either(
