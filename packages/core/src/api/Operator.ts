@@ -12,6 +12,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
+import { AccountId } from "../Identity.js"
 import * as Plan from "../Plan.js"
 import * as RequestBody from "../RequestBody.js"
 
@@ -138,7 +139,8 @@ export class OperatorAccount extends Schema.Class<OperatorAccount>("OperatorAcco
   orgs: Schema.Array(Schema.String)
 }) {}
 
-const accountPath = Schema.Struct({ id: Schema.UUID })
+const accountPath = Schema.Struct({ id: AccountId })
+const agentPath = Schema.Struct({ id: Schema.UUID })
 const regionPath = Schema.Struct({ id: RegionId })
 
 /**
@@ -167,7 +169,7 @@ export class OperatorApi extends HttpApiGroup.make("operator")
   )
   .add(HttpApiEndpoint.get("listAgents", "/agents").addSuccess(Schema.Struct({ data: Schema.Array(Agent) })))
   .add(HttpApiEndpoint.post("createAgent", "/agents").setPayload(CreateAgent).addSuccess(CreatedAgent, { status: 201 }))
-  .add(HttpApiEndpoint.del("deleteAgent", "/agents/:id").setPath(accountPath).addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.del("deleteAgent", "/agents/:id").setPath(agentPath).addSuccess(HttpApiSchema.NoContent))
   .add(
     HttpApiEndpoint.get("findAccounts", "/accounts")
       .setUrlParams(Schema.Struct({ email: Schema.String }))

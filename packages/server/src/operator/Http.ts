@@ -15,7 +15,6 @@ import {
   OperatorAuthentication,
   OperatorRegion
 } from "@signalman/core/api/Operator"
-import type { AccountId } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
@@ -236,7 +235,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "operator", (handlers) =
         Effect.gen(function* () {
           yield* account(path.id)
           yield* sql`UPDATE accounts SET plan_id = ${payload.plan_id} WHERE id = ${path.id}`.pipe(Effect.orDie)
-          yield* plans.invalidate(path.id as AccountId)
+          yield* plans.invalidate(path.id)
           return yield* account(path.id)
         })
       )
@@ -247,7 +246,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "operator", (handlers) =
             INSERT INTO account_overrides (account_id, limits, updated_at) VALUES (${path.id}, ${JSON.stringify(payload)}::jsonb, now())
             ON CONFLICT (account_id) DO UPDATE SET limits = EXCLUDED.limits, updated_at = now()
           `.pipe(Effect.orDie)
-          yield* plans.invalidate(path.id as AccountId)
+          yield* plans.invalidate(path.id)
           return yield* account(path.id)
         })
       )

@@ -15,7 +15,6 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { CheckResult } from "@signalman/core/CheckResult"
-import type { AccountId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Readings } from "../engine/Readings.js"
@@ -177,7 +176,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           FROM targets t WHERE t.id = ${shared.targetId}
         `.pipe(Effect.flatMap(decodeMonitor))
         if (monitor === undefined) return notFoundPage
-        const plan = yield* plans.forAccount(shared.accountId as AccountId)
+        const plan = yield* plans.forAccount(shared.accountId)
         const now = Date.now()
         const to = new Date(now)
         const rawFrom = new Date(now - plan.quotas.raw_days * DAY)

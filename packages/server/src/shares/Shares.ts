@@ -10,6 +10,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
+import { AccountId, OrgId } from "@signalman/core/Identity"
 import * as MonitorShare from "@signalman/core/MonitorShare"
 import type * as Plan from "@signalman/core/Plan"
 import * as DateTime from "effect/DateTime"
@@ -37,15 +38,15 @@ const decodeShares = Schema.decodeUnknown(Schema.Array(ShareRow))
 export interface SharedMonitor {
   readonly shareId: string
   readonly targetId: string
-  readonly orgId: string
-  readonly accountId: string
+  readonly orgId: OrgId
+  readonly accountId: AccountId
 }
 
 const SharedRow = Schema.Struct({
   id: Schema.String,
   target_id: Schema.String,
-  org_id: Schema.String,
-  account_id: Schema.String
+  org_id: OrgId,
+  account_id: AccountId
 })
 const decodeShared = Schema.decodeUnknown(Schema.Array(SharedRow))
 

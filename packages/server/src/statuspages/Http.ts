@@ -10,7 +10,6 @@ import * as Multipart from "@effect/platform/Multipart"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
-import type { AccountId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
@@ -95,7 +94,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
     const viewers = yield* Viewers
     const plans = yield* Plans
 
-    const planOf = (accountId: string) => plans.forAccount(accountId as AccountId)
+    const planOf = plans.forAccount
 
     return handlers
       .handle("list", ({ urlParams }) =>

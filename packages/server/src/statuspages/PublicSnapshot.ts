@@ -11,7 +11,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import * as ApiError from "@signalman/core/ApiError"
-import type { AccountId } from "@signalman/core/Identity"
+import { AccountId, OrgId } from "@signalman/core/Identity"
 import * as PublicLocale from "@signalman/core/PublicLocale"
 import * as PublicStatus from "@signalman/core/PublicStatus"
 import * as DateTime from "effect/DateTime"
@@ -43,8 +43,8 @@ const Branding = Schema.Struct({
 
 const PageRow = Schema.Struct({
   id: Schema.String,
-  org_id: Schema.String,
-  account_id: Schema.String,
+  org_id: OrgId,
+  account_id: AccountId,
   slug: Schema.String,
   name: Schema.String,
   public_locale: Schema.String,
@@ -59,8 +59,8 @@ const decodePages = Schema.decodeUnknown(Schema.Array(PageRow))
 /** A published page as the public surface needs it. */
 export interface Page {
   readonly id: string
-  readonly orgId: string
-  readonly accountId: string
+  readonly orgId: OrgId
+  readonly accountId: AccountId
   readonly slug: string
   readonly customDomain: string | null
   readonly isProtected: boolean
@@ -259,7 +259,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
       Effect.gen(function* () {
         const nowMs = Date.now()
         const now = new Date(nowMs)
-        const plan = yield* plans.forAccount(page.accountId as AccountId)
+        const plan = yield* plans.forAccount(page.accountId)
         const components = yield* sql`
           SELECT c.target_id::text AS target_id, t.name, c.public_name, c.public_description, c.public_group,
             (SELECT r.status FROM check_results r WHERE r.target_id = c.target_id
