@@ -22,7 +22,7 @@ import { Variables } from "../variables/Variables.js"
 /** What a run needs of the stored target. */
 export interface Stored {
   readonly id: string
-  readonly orgId: string
+  readonly orgId: OrgId
   readonly checkSpec: unknown
   readonly credentials: string | null
 }
@@ -61,7 +61,7 @@ export class Runner extends Effect.Service<Runner>()("Signalman/Runner", {
         const spec = decoded.right
         const keys = VariableRefs.keys(spec)
         if (keys.length === 0) return Either.right(spec)
-        const rows = yield* variables.forKeys(stored.orgId as OrgId, keys)
+        const rows = yield* variables.forKeys(stored.orgId, keys)
         const values = new Map<string, string>()
         for (const row of rows) values.set(row.key, yield* variables.open(row))
         const missing = keys.find((key) => !values.has(key))

@@ -16,6 +16,7 @@ import { randomUUID } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Throttle from "@signalman/checks/Throttle"
 import type { CheckResult } from "@signalman/core/CheckResult"
+import { OrgId } from "@signalman/core/Identity"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -39,7 +40,7 @@ const Claimed = Schema.Struct({
   /** The due time exactly as stored, handed back on release so the comparison is exact. */
   due_text: Schema.String,
   interval_secs: Schema.Number,
-  org_id: Schema.String,
+  org_id: OrgId,
   check_spec: Schema.Unknown,
   credentials: Schema.NullOr(Schema.String)
 })

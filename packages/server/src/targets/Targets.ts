@@ -9,7 +9,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import { CheckSpec } from "@signalman/core/CheckSpec"
-import type { OrgId } from "@signalman/core/Identity"
+import { OrgId } from "@signalman/core/Identity"
 import type * as Plan from "@signalman/core/Plan"
 import * as Target from "@signalman/core/Target"
 import type { ResolvedTarget } from "@signalman/core/TargetRules"
@@ -24,8 +24,8 @@ import * as PingTokens from "./PingTokens.js"
 import * as References from "./References.js"
 
 const TargetRow = Schema.Struct({
-  id: Schema.String,
-  org_id: Schema.String,
+  id: Target.TargetId,
+  org_id: OrgId,
   name: Schema.String,
   kind: Schema.String,
   check_spec: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
@@ -74,8 +74,8 @@ export const withStoredCheck = (row: TargetRow) =>
 
 export const toTarget = (row: TargetRow): Target.Target =>
   new Target.Target({
-    id: row.id as Target.TargetId,
-    org_id: row.org_id as OrgId,
+    id: row.id,
+    org_id: row.org_id,
     created_at: DateTime.unsafeFromDate(row.created_at),
     updated_at: DateTime.unsafeFromDate(row.updated_at),
     write_source: row.write_source,
@@ -155,7 +155,7 @@ export class Targets extends Effect.Service<Targets>()("Signalman/Targets", {
       within: (rows: ReadonlyArray<TargetRow>) => Effect.Effect<void, E> = () => Effect.void
     ) =>
       Effect.gen(function* () {
-        const records = targets.map((target) => ({ id: uuidv7(), ...columns(target) }))
+        const records = targets.map((target) => ({ id: Target.TargetId.make(uuidv7()), ...columns(target) }))
         const outcome = yield* sql
           .withTransaction(
             Effect.gen(function* () {
