@@ -19,6 +19,7 @@ import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as ApiError from "@signalman/core/ApiError"
 import * as DecodeFailure from "@signalman/core/DecodeFailure"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -110,17 +111,19 @@ export const classify = (
   return undefined
 }
 
+// Reads send no body, so no route of theirs takes JSON: the route table is not asked.
+const bodiless = new Set(["GET", "HEAD", "OPTIONS"])
+
 export const middleware =
   (routes: RouteTable, maxBodyBytes: number) =>
   (app: HttpApp.Default): HttpApp.Default =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const route = routes.find(request.method, pathnameOf(request.url))
-      if (route?.body === "json") {
+    Effect.withFiberRuntime((fiber) => {
+      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      if (!bodiless.has(request.method) && routes.find(request.method, pathnameOf(request.url))?.body === "json") {
         const refusal = checkJsonRequest(request.headers, maxBodyBytes)
-        if (refusal !== undefined) return yield* ErrorResponse.render(refusal)
+        if (refusal !== undefined) return ErrorResponse.render(refusal)
       }
-      return yield* app.pipe(
+      return app.pipe(
         Effect.catchAllCause((cause): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
           const failure = Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause))

@@ -37,8 +37,15 @@ const compile = (path: string): RegExp => {
 
 export const make = (routes: ReadonlyArray<Route>): RouteTable => {
   const compiled: ReadonlyArray<Compiled> = routes.map((route) => ({ ...route, pattern: compile(route.path) }))
+  // Asked on every request with a body: only the routes of its method are tried.
+  const byMethod = new Map<string, Array<Compiled>>()
+  for (const route of compiled) {
+    const same = byMethod.get(route.method)
+    if (same === undefined) byMethod.set(route.method, [route])
+    else same.push(route)
+  }
   return {
-    find: (method, pathname) => compiled.find((r) => r.method === method && r.pattern.test(pathname)),
+    find: (method, pathname) => byMethod.get(method)?.find((r) => r.pattern.test(pathname)),
     methodsFor: (pathname) => [...new Set(compiled.filter((r) => r.pattern.test(pathname)).map((r) => r.method))].sort()
   }
 }
