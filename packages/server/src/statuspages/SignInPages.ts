@@ -149,6 +149,26 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       const token = formField(fields, CSRF_FIELD)
       return token !== undefined && fromOwnForm(request, token) ? { fields, token } : undefined
     })
+    type Posted = NonNullable<Effect.Effect.Success<typeof ownForm>>
+
+    /**
+     * A sign-in form posted to the private page of the path, handled only when it came from that page's own form: a
+     * page that is not private (or none) answers as `notPrivate`, a post from anywhere else is refused (login CSRF).
+     */
+    const signInPost = <E, R>(
+      handle: (
+        page: PageRow,
+        posted: Posted,
+        request: HttpServerRequest.HttpServerRequest
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) =>
+      Effect.gen(function* () {
+        const page = yield* privatePage
+        if (page?.access?.protected !== true) return notPrivate(page)
+        const posted = yield* ownForm
+        if (posted === undefined) return foreignPost(page)
+        return yield* handle(page, posted, yield* HttpServerRequest.HttpServerRequest)
+      })
 
     yield* router.get(
       "/p/:slug/sign-in",
@@ -167,97 +187,88 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     yield* router.post(
       "/p/:slug/sign-in/email",
-      Effect.gen(function* () {
-        const page = yield* privatePage
-        if (page?.access?.protected !== true) return notPrivate(page)
-        const posted = yield* ownForm
-        if (posted === undefined) return foreignPost(page)
-        const request = yield* HttpServerRequest.HttpServerRequest
-        // The browser keeps its binding, so a code it already holds still works when this request is throttled.
-        const held = readCookie(request.headers["cookie"], CODE_COOKIE)
-        const browser = held !== undefined && /^[A-Za-z0-9_-]{43}$/.test(held) ? held : randomSecret(32)
-        yield* viewers.requestCode(page, formField(posted.fields, "email") ?? "", browser)
-        const binding = cookie(CODE_COOKIE, browser, CODE_MINUTES * 60)
-        return HttpServerResponse.unsafeSetCookie(
-          htmlPage(`Check your mail · ${page.name}`, codeForm(page, posted.token)),
-          binding.name,
-          binding.value,
-          binding.options
-        )
-      })
+      signInPost((page, posted, request) =>
+        Effect.gen(function* () {
+          // The browser keeps its binding, so a code it already holds still works when this request is throttled.
+          const held = readCookie(request.headers["cookie"], CODE_COOKIE)
+          const browser = held !== undefined && /^[A-Za-z0-9_-]{43}$/.test(held) ? held : randomSecret(32)
+          yield* viewers.requestCode(page, formField(posted.fields, "email") ?? "", browser)
+          const binding = cookie(CODE_COOKIE, browser, CODE_MINUTES * 60)
+          return HttpServerResponse.unsafeSetCookie(
+            htmlPage(`Check your mail · ${page.name}`, codeForm(page, posted.token)),
+            binding.name,
+            binding.value,
+            binding.options
+          )
+        })
+      )
     )
 
     yield* router.post(
       "/p/:slug/sign-in/code",
-      Effect.gen(function* () {
-        const page = yield* privatePage
-        if (page?.access?.protected !== true) return notPrivate(page)
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const posted = yield* ownForm
-        if (posted === undefined) return foreignPost(page)
-        const outcome = yield* Effect.either(
-          viewers.redeemCode(
-            page,
-            formField(posted.fields, "code") ?? "",
-            readCookie(request.headers["cookie"], CODE_COOKIE),
-            deviceOf(request)
+      signInPost((page, posted, request) =>
+        Effect.gen(function* () {
+          const outcome = yield* Effect.either(
+            viewers.redeemCode(
+              page,
+              formField(posted.fields, "code") ?? "",
+              readCookie(request.headers["cookie"], CODE_COOKIE),
+              deviceOf(request)
+            )
           )
-        )
-        if (outcome._tag === "Right") return signedIn(page, outcome.right)
-        if (outcome.left === "malformed") {
+          if (outcome._tag === "Right") return signedIn(page, outcome.right)
+          if (outcome.left === "malformed") {
+            return htmlPage(
+              `Sign in · ${page.name}`,
+              codeForm(page, posted.token, '<p role="alert">A code is six letters and digits, as in the mail.</p>'),
+              400
+            )
+          }
           return htmlPage(
             `Sign in · ${page.name}`,
-            codeForm(page, posted.token, '<p role="alert">A code is six letters and digits, as in the mail.</p>'),
+            forms(
+              page,
+              posted.token,
+              '<p role="alert">That code did not work. Codes work once, in the browser that asked for them.</p>'
+            ),
             400
           )
-        }
-        return htmlPage(
-          `Sign in · ${page.name}`,
-          forms(
-            page,
-            posted.token,
-            '<p role="alert">That code did not work. Codes work once, in the browser that asked for them.</p>'
-          ),
-          400
-        )
-      })
+        })
+      )
     )
 
     yield* router.post(
       "/p/:slug/sign-in/password",
-      Effect.gen(function* () {
-        const page = yield* privatePage
-        if (page?.access?.protected !== true) return notPrivate(page)
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const posted = yield* ownForm
-        if (posted === undefined) return foreignPost(page)
-        const outcome = yield* Effect.either(
-          viewers.signInWithPassword(page, formField(posted.fields, "password") ?? "", deviceOf(request))
-        )
-        if (outcome._tag === "Right") return signedIn(page, outcome.right)
-        const failure = outcome.left
-        if (typeof failure === "object") {
-          const minutes = Math.ceil(failure.retryAfterSecs / 60)
-          return HttpServerResponse.setHeader(
-            htmlPage(
-              `Sign in · ${page.name}`,
-              forms(
-                page,
-                posted.token,
-                `<p role="alert">Too many wrong passwords from here. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.</p>`
-              ),
-              429
-            ),
-            "retry-after",
-            String(failure.retryAfterSecs)
+      signInPost((page, posted, request) =>
+        Effect.gen(function* () {
+          const outcome = yield* Effect.either(
+            viewers.signInWithPassword(page, formField(posted.fields, "password") ?? "", deviceOf(request))
           )
-        }
-        return htmlPage(
-          `Sign in · ${page.name}`,
-          forms(page, posted.token, '<p role="alert">That password did not work.</p>'),
-          401
-        )
-      })
+          if (outcome._tag === "Right") return signedIn(page, outcome.right)
+          const failure = outcome.left
+          if (typeof failure === "object") {
+            const minutes = Math.ceil(failure.retryAfterSecs / 60)
+            return HttpServerResponse.setHeader(
+              htmlPage(
+                `Sign in · ${page.name}`,
+                forms(
+                  page,
+                  posted.token,
+                  `<p role="alert">Too many wrong passwords from here. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.</p>`
+                ),
+                429
+              ),
+              "retry-after",
+              String(failure.retryAfterSecs)
+            )
+          }
+          return htmlPage(
+            `Sign in · ${page.name}`,
+            forms(page, posted.token, '<p role="alert">That password did not work.</p>'),
+            401
+          )
+        })
+      )
     )
   })
 )
