@@ -1,6 +1,7 @@
 /**
  * Numbered migrations, run at boot by the `@effect/sql` migrator. The migrator takes a table lock, so several
- * processes booting at once run each migration once. A landed migration is never edited.
+ * processes booting at once run each migration once. A landed migration is never edited: `migrations.sha256` holds
+ * the hash of each, and CI (`.ci/check-migrations`) refuses a change to one or a migration without its line.
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
