@@ -172,7 +172,7 @@ const http = (config: Config.Values) => {
             Layer.provide(Viewers.Default.pipe(Layer.provide(Mailer.layer))),
             Layer.provide(StatusPages.Default),
             Layer.provide(SubscriptionEnds.layer),
-            Layer.provide([Authentication.layer, OperatorHttp.authenticationLayer]),
+            Layer.provide(Authentication.layer),
             Layer.provide(identity),
             Layer.provide(
               Engine.reading(Monitoring.resultObservers, Monitoring.uptimeExclusions).pipe(
