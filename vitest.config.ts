@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config"
 const e2e = "packages/server/test/e2e/**/*.test.ts"
 // Outages and drains need a database the test can cut off from the server: PostgreSQL behind a proxy.
 const e2ePostgresOnly = "packages/server/test/e2e-postgres/**/*.test.ts"
+// Migrates one database per run that every server of the project copies (see DatabaseImages.ts).
+const globalSetup = ["packages/server/test/support/GlobalSetup.ts"]
 
 export default defineConfig({
   test: {
@@ -26,6 +28,7 @@ export default defineConfig({
         test: {
           name: "e2e:embedded",
           include: [e2e],
+          globalSetup,
           env: { SIGNALMAN_TEST_DATABASE: "embedded" },
           testTimeout: 60_000,
           hookTimeout: 120_000
@@ -36,6 +39,7 @@ export default defineConfig({
         test: {
           name: "e2e:postgres",
           include: [e2e, e2ePostgresOnly],
+          globalSetup,
           env: { SIGNALMAN_TEST_DATABASE: "postgres" },
           testTimeout: 60_000,
           hookTimeout: 120_000

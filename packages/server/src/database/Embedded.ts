@@ -8,8 +8,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 
 export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseError")<{
@@ -21,7 +23,18 @@ export interface Embedded {
   /** Directory holding the socket `.s.PGSQL.5432`: the client's `host`. */
   readonly socketDir: string
   readonly port: 5432
+  /** The database's files as one image (PGlite's `dumpDataDir`), which a later in-memory start may begin from. */
+  readonly image: Effect.Effect<Blob, EmbeddedDatabaseError>
 }
+
+/**
+ * An image an in-memory database starts from instead of an empty cluster. Running initdb and every migration costs
+ * seconds of WebAssembly per start; the test suite starts hundreds of servers, so it migrates one database, keeps
+ * its image and starts each server's database from it. Unset (the default), a database starts empty.
+ */
+export class Seed extends Context.Reference<Seed>()("Signalman/EmbeddedSeed", {
+  defaultValue: (): Option.Option<Blob> => Option.none()
+}) {}
 
 const MEMORY = "memory://"
 
@@ -71,9 +84,14 @@ export const start = (
       })
       yield* lock(dataDir)
     }
+    const seed = inMemory ? yield* Seed : Option.none<Blob>()
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create(inMemory ? MEMORY : path.resolve(dataDir, "pg")),
+        try: () =>
+          Option.match(seed, {
+            onNone: () => PGlite.create(inMemory ? MEMORY : path.resolve(dataDir, "pg")),
+            onSome: (loadDataDir) => PGlite.create({ dataDir: MEMORY, loadDataDir })
+          }),
         catch: (cause) =>
           new EmbeddedDatabaseError({ message: `cannot open the embedded database in ${dataDir}`, cause })
       }),
@@ -95,5 +113,9 @@ export const start = (
       }),
       (server) => Effect.promise(() => server.stop()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
     )
-    return { socketDir, port: 5432 } as const
+    const image = Effect.tryPromise({
+      try: () => db.dumpDataDir("none"),
+      catch: (cause) => new EmbeddedDatabaseError({ message: "cannot take an image of the embedded database", cause })
+    })
+    return { socketDir, port: 5432, image } as const
   })

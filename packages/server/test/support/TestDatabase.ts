@@ -1,26 +1,32 @@
 /**
- * A database for one test file: a fresh PostgreSQL database created on the local server and dropped afterwards,
- * or the embedded one in memory, chosen by the vitest project (`SIGNALMAN_TEST_DATABASE`).
+ * A database for one server: a fresh PostgreSQL database created on the local server and dropped afterwards, or the
+ * embedded one in memory, chosen by the vitest project (`SIGNALMAN_TEST_DATABASE`). Both start migrated, copied
+ * from the run's template or image (`DatabaseImages`), when the project's global setup made one.
  */
+import * as fs from "node:fs"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import { inject } from "vitest"
+import { adminUrl } from "./DatabaseImages.js"
 
 export type Kind = "embedded" | "postgres"
 
 export const kind: Kind = process.env["SIGNALMAN_TEST_DATABASE"] === "postgres" ? "postgres" : "embedded"
 
-/** The server's maintenance database; tests create and drop their own beside it. */
-export const adminUrl = process.env["TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
+export { adminUrl } from "./DatabaseImages.js"
 
 export interface TestDatabase {
   readonly kind: Kind
   /** Environment for the server's configuration: `DATABASE_URL` or `DATA_DIR`. */
   readonly env: Record<string, string>
   readonly url?: string
+  /** The image an embedded database starts from (`Embedded.Seed`); none for PostgreSQL or without the setup. */
+  readonly seed: Option.Option<Blob>
 }
 
 const withAdmin = <A, E>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
@@ -34,15 +40,30 @@ const databaseUrl = (name: string): string => {
   return url.toString()
 }
 
+// Read once per test process: every server of the file starts from the same bytes.
+let image: Option.Option<Blob> | undefined
+const embeddedSeed = (): Option.Option<Blob> => {
+  if (image === undefined) {
+    const file = inject("embeddedImage")
+    image = file === undefined ? Option.none() : Option.some(new Blob([fs.readFileSync(file)]))
+  }
+  return image
+}
+
 export const acquire: Effect.Effect<TestDatabase, unknown, Scope.Scope> =
   kind === "embedded"
-    ? Effect.succeed({ kind, env: { DATA_DIR: "memory://" } })
+    ? Effect.sync(() => ({ kind, env: { DATA_DIR: "memory://" }, seed: embeddedSeed() }))
     : Effect.acquireRelease(
         Effect.gen(function* () {
           const name = `sm_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-          yield* withAdmin((sql) => sql`CREATE DATABASE ${sql(name)}`)
+          const template = inject("postgresTemplate")
+          yield* withAdmin((sql) =>
+            template === undefined
+              ? sql`CREATE DATABASE ${sql(name)}`
+              : sql`CREATE DATABASE ${sql(name)} TEMPLATE ${sql(template)}`
+          )
           const url = databaseUrl(name)
-          return { kind, env: { DATABASE_URL: url }, url, name }
+          return { kind, env: { DATABASE_URL: url }, url, name, seed: Option.none<Blob>() }
         }),
         ({ name }) => withAdmin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).pipe(Effect.orDie)
       )

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as App from "../../src/App.js"
 import * as Config from "../../src/Config.js"
+import * as Embedded from "../../src/database/Embedded.js"
 import * as TestDatabase from "./TestDatabase.js"
 
 export interface Running {
@@ -33,7 +34,7 @@ export const start = (env: Record<string, string> = {}, database?: TestDatabase.
       ...db.env,
       ...env
     })
-    const context = yield* Layer.build(App.layer(config))
+    const context = yield* Layer.build(App.layer(config)).pipe(Effect.provideService(Embedded.Seed, db.seed))
     const address = Context.get(context, HttpServer.HttpServer).address
     if (address._tag !== "TcpAddress") return yield* Effect.die(new Error("expected a TCP address"))
     const sql = yield* Effect.provide(SqlClient.SqlClient, context)

@@ -1,0 +1,23 @@
+/**
+ * The e2e projects' global setup (`vitest.config.ts`): builds the migrated database each server starts from, once
+ * per run, and hands its name to the test files (`inject`, read by `TestDatabase`).
+ */
+import type { TestProject } from "vitest/node"
+import * as DatabaseImages from "./DatabaseImages.js"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The image of a migrated embedded database (a file path). */
+    readonly embeddedImage: string | undefined
+    /** A migrated template database on the test PostgreSQL server. */
+    readonly postgresTemplate: string | undefined
+  }
+}
+
+export default async function setup(project: TestProject): Promise<void> {
+  if (project.config.env["SIGNALMAN_TEST_DATABASE"] === "postgres") {
+    project.provide("postgresTemplate", await DatabaseImages.postgresTemplate())
+  } else {
+    project.provide("embeddedImage", await DatabaseImages.embeddedImage())
+  }
+}
