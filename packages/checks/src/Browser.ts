@@ -307,6 +307,12 @@ export const locate = (options: Options = {}): Effect.Effect<Located, BrowserNot
           })
       )
     )
+    // The unpacked binary is private to whoever unpacked it (mode 0700 in a shared /tmp).
+    if (!(yield* machine.isExecutable(packaged.executablePath))) {
+      return yield* new BrowserNotFound({
+        message: `browser: the packaged Chromium at ${packaged.executablePath} is not executable by this user (unpacked by another?); set TMPDIR to a directory of your own, ${instead}`
+      })
+    }
     return {
       source: "packaged",
       executablePath: packaged.executablePath,

@@ -45,7 +45,9 @@ const machine = (staged: Staged, unpacks: Array<string> = []) =>
     platform: staged.platform ?? "linux",
     arch: staged.arch ?? "x64",
     env: staged.env ?? { PATH: "/usr/local/bin:/usr/bin:/bin" },
-    isExecutable: (file) => Effect.succeed((staged.executables ?? []).includes(file)),
+    // The packaged binary, once unpacked, is executable unless a test says otherwise.
+    isExecutable: (file) =>
+      Effect.succeed((staged.executables ?? []).includes(file) || file === unpacked.executablePath),
     exists: (file) => Effect.succeed((staged.files ?? ["/lib64/ld-linux-x86-64.so.2"]).includes(file)),
     unpackPackaged: Effect.suspend(() => {
       unpacks.push("unpack")
@@ -201,6 +203,18 @@ describe("Browser", () => {
         const message = notFound(yield* locate({ files: [] }, {}, unpacks))
         assert.match(message, /needs glibc \(\/lib64\/ld-linux-x86-64\.so\.2 is missing\); install Chromium/)
         assert.deepStrictEqual(unpacks, [])
+      })
+    )
+
+    it.effect("a packaged Chromium this user cannot run (another user unpacked it) says to set TMPDIR", () =>
+      Effect.gen(function* () {
+        const message = notFound(
+          yield* locate({ packaged: { ...unpacked, executablePath: "/tmp/someone-elses/chromium" } })
+        )
+        assert.match(
+          message,
+          /^browser: the packaged Chromium at \/tmp\/someone-elses\/chromium is not executable by this user \(unpacked by another\?\); set TMPDIR to a directory of your own, install Chromium/
+        )
       })
     )
 
