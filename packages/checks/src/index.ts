@@ -5,7 +5,7 @@
  * Each probe module exports `probe` (http, tcp, ping, dns, tls_cert, domain_expiry); `Dial` is the one place a
  * host becomes a connected socket, with the internal-address guard applied to the address actually dialed, and
  * `Throttle` caps concurrent checks per (org, host, port). `Browser` locates, launches and keeps the headless browser
- * the flow probe runs in.
+ * that browser flows run in.
  *
  * @since 0.1.0
  */
