@@ -329,7 +329,9 @@ const firstLine = (cause: unknown): string => {
 
 const stopped = (browser: PuppeteerBrowser): Effect.Effect<void> =>
   Effect.tryPromise(() => browser.close()).pipe(
-    // A browser that is wedged does not answer close; its process is killed below either way.
+    // A browser that is wedged does not answer close; its process is killed below either way. Releases run
+    // uninterruptibly, and without this the timeout could not cut the wait short.
+    Effect.interruptible,
     Effect.timeout("10 seconds"),
     Effect.ignore,
     Effect.andThen(
@@ -455,7 +457,8 @@ export const make = (
         const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
         const launched = yield* launch(found).pipe(
           Scope.extend(scope),
-          Effect.tapError(() => Scope.close(scope, Exit.void))
+          // Failed or interrupted (a run given up on while it waited): nothing may outlive the attempt.
+          Effect.onError(() => Scope.close(scope, Exit.void))
         )
         yield* Effect.logInfo(`browser: launched ${found.description}`).pipe(
           Effect.annotateLogs({ browser_source: found.source, browser_path: found.executablePath })
@@ -478,12 +481,19 @@ export const make = (
                 ? new BrowserError({ message: `browser: cannot open a browser context: ${firstLine(cause)}` })
                 : new Disconnected({ message: `browser: the browser stopped: ${firstLine(cause)}` })
           }).pipe(
+            // Acquisitions run uninterruptibly; the wait is made interruptible so the timeout can end it.
+            Effect.interruptible,
             Effect.timeoutFail({
               duration: "30 seconds",
               onTimeout: () => new BrowserError({ message: "browser: no browser context within 30 s" })
             })
           ),
-          (context) => Effect.tryPromise(() => context.close()).pipe(Effect.timeout("10 seconds"), Effect.ignore)
+          (context) =>
+            Effect.tryPromise(() => context.close()).pipe(
+              Effect.interruptible,
+              Effect.timeout("10 seconds"),
+              Effect.ignore
+            )
         )
       )
 
