@@ -10,8 +10,9 @@ const globalSetup = ["packages/server/test/support/GlobalSetup.ts"]
 
 export default defineConfig({
   test: {
-    // The JSON report lets CI print a plain "N passed, N failed" line (see .ci/run).
-    reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }]],
+    // The JSON report lets CI print a plain "N passed, N failed" line (see .ci/run); the last reporter ends the run
+    // with a line per reason tests were skipped on this machine (vitest.reporter.ts).
+    reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }], "./vitest.reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

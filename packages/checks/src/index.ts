@@ -4,7 +4,8 @@
  *
  * Each probe module exports `probe` (http, tcp, ping, dns, tls_cert, domain_expiry); `Dial` is the one place a
  * host becomes a connected socket, with the internal-address guard applied to the address actually dialed, and
- * `Throttle` caps concurrent checks per (org, host, port). Browser flows come with the browser engine.
+ * `Throttle` caps concurrent checks per (org, host, port). `Browser` locates, launches and keeps the headless browser
+ * that browser flows run in.
  *
  * @since 0.1.0
  */
@@ -22,6 +23,10 @@ export const probedKinds: ReadonlyArray<CheckKind> = ["http", "tcp", "ping", "dn
  * @since 0.1.0
  */
 export * as AddressGuard from "./AddressGuard.js"
+/**
+ * @since 0.1.0
+ */
+export * as Browser from "./Browser.js"
 /**
  * @since 0.1.0
  */

@@ -1,14 +1,17 @@
-import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
 import * as os from "node:os"
-import { assert, describe, it } from "@effect/vitest"
+import * as path from "node:path"
+import { assert, beforeEach, describe, it } from "@effect/vitest"
 import type { ProbeOutcome } from "@signalman/core/CheckResult"
 import { PingCheck } from "@signalman/core/CheckSpec"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Ping from "../src/Ping.js"
 import { ProbeSettings } from "../src/ProbeSettings.js"
 import * as Resolver from "../src/Resolver.js"
+import { skipUnless } from "./support/Skip.js"
 
 // Outputs recorded from iputils 20221126 (Debian 12), run with LC_ALL=C as the layer runs it.
 const recorded = {
@@ -110,14 +113,15 @@ const probe = (
     )
   )
 
-const hasPing = (() => {
+// Looked up the way the layer's spawn finds it: an executable `ping` in a PATH directory.
+const hasPing = (process.env["PATH"] ?? "").split(path.delimiter).some((dir) => {
   try {
-    execFileSync("which", ["ping"], { stdio: "ignore" })
+    fs.accessSync(path.join(dir, "ping"), fs.constants.X_OK)
     return true
   } catch {
     return false
   }
-})()
+})
 
 const hasIPv6Loopback = Object.values(os.networkInterfaces()).some((addresses) =>
   (addresses ?? []).some((address) => address.address === "::1")
@@ -280,15 +284,138 @@ describe("Ping", () => {
         )
       })
     )
+
+    it.live("with the system layers, loopback without allow_private_targets is blocked before ping runs", () =>
+      Effect.gen(function* () {
+        const outcome = yield* Ping.probe(check({ host: "127.0.0.1" })).pipe(
+          Effect.provide(Layer.mergeAll(settings(false), Resolver.layer, Ping.layer))
+        )
+        assert.strictEqual(outcome.status, "error")
+        assert.strictEqual(outcome.error, "blocked: 127.0.0.1 is a loopback address")
+      })
+    )
   })
 
-  describe("the system ping, for real", () => {
+  describe("the command layer, against a stand-in ping (runs everywhere)", () => {
+    // A shell script in place of iputils ping: it records how it was called and answers by address with the
+    // recorded outputs above, so spawning, arguments, locale, exit codes and the kill at the share are tested on
+    // machines without ping too.
+    const script = [
+      "#!/bin/sh",
+      'here=$(dirname "$0")',
+      'echo "LC_ALL=$LC_ALL $*" >> "$here/calls"',
+      "for address; do :; done",
+      'case "$address" in',
+      `  127.0.0.1|::1) printf '%s' '${recorded.reply.stdout}'; exit 0 ;;`,
+      `  192.0.2.1) printf '%s' '${recorded.silence.stdout}'; exit 1 ;;`,
+      '  192.0.2.2) echo $$ > "$here/pid"; exec sleep 30 ;;',
+      `  *) printf '%s' '${recorded.noCapability.stderr}' >&2; exit 2 ;;`,
+      "esac",
+      ""
+    ].join("\n")
+
+    const standIn = Effect.acquireRelease(
+      Effect.sync(() => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "signalman-ping-"))
+        fs.writeFileSync(path.join(dir, "ping"), script, { mode: 0o755 })
+        return dir
+      }),
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    )
+
+    const calls = (dir: string): ReadonlyArray<string> =>
+      fs.readFileSync(path.join(dir, "calls"), "utf8").trim().split("\n")
+
+    const run = (dir: string, addresses: ReadonlyArray<string>, timeout: number) =>
+      probe({ timeout }, { addresses, pinger: Ping.layerCommand(path.join(dir, "ping")), allowPrivateTargets: true })
+
+    it.scopedLive("runs -n -c 1 -W <secs> -4 <address> in the C locale and reads the reply's time", () =>
+      Effect.gen(function* () {
+        const dir = yield* standIn
+        const outcome = yield* run(dir, ["127.0.0.1"], 5)
+        assert.deepStrictEqual(outcome, {
+          status: "up",
+          duration_ms: 0.245,
+          error: null,
+          details: { host: "target.example", address: "127.0.0.1" },
+          phases: null
+        })
+        assert.deepStrictEqual(calls(dir), ["LC_ALL=C -n -c 1 -W 5 -4 127.0.0.1"])
+      })
+    )
+
+    it.scopedLive("an IPv6 address is pinged with -6; -W is the share rounded up to whole seconds", () =>
+      Effect.gen(function* () {
+        const dir = yield* standIn
+        const outcome = yield* run(dir, ["192.0.2.1", "::1"], 3)
+        assert.strictEqual(outcome.status, "up", outcome.error ?? "")
+        assert.deepStrictEqual(calls(dir), ["LC_ALL=C -n -c 1 -W 2 -4 192.0.2.1", "LC_ALL=C -n -c 1 -W 3 -6 ::1"])
+      })
+    )
+
+    it.scopedLive("exit 1 without a reply from every address is down", () =>
+      Effect.gen(function* () {
+        const dir = yield* standIn
+        const outcome = yield* run(dir, ["192.0.2.1"], 2)
+        assert.strictEqual(outcome.status, "down")
+        assert.strictEqual(outcome.error, "ping: no reply from target.example (192.0.2.1: no reply)")
+      })
+    )
+
+    it.scopedLive("no permission on stderr with exit 2 is error with the reason", () =>
+      Effect.gen(function* () {
+        const dir = yield* standIn
+        const outcome = yield* run(dir, ["192.0.2.9"], 2)
+        assert.strictEqual(outcome.status, "error")
+        assert.strictEqual(
+          outcome.error,
+          "ping: no permission to open an ICMP socket (socket: Operation not permitted)"
+        )
+      })
+    )
+
+    it.scopedLive("a ping that outlives its share is killed, and the check is down at its timeout", () =>
+      Effect.gen(function* () {
+        const dir = yield* standIn
+        const outcome = yield* run(dir, ["192.0.2.2"], 1)
+        assert.strictEqual(outcome.status, "down")
+        assert.strictEqual(outcome.error, "ping: no reply from target.example (192.0.2.2: no reply within 1 s)")
+        assert.isBelow(outcome.duration_ms, 2500)
+        const pid = Number(fs.readFileSync(path.join(dir, "pid"), "utf8"))
+        const gone = Effect.suspend(() => {
+          try {
+            process.kill(pid, 0)
+            return Effect.fail("still running")
+          } catch {
+            return Effect.void
+          }
+        })
+        yield* gone.pipe(Effect.retry({ times: 50, schedule: Schedule.spaced("20 millis") }))
+      })
+    )
+
+    it.scopedLive("a ping that cannot be executed is error saying so", () =>
+      Effect.gen(function* () {
+        const dir = yield* standIn
+        fs.chmodSync(path.join(dir, "ping"), 0o644)
+        const outcome = yield* run(dir, ["127.0.0.1"], 2)
+        assert.strictEqual(outcome.status, "error")
+        assert.match(outcome.error ?? "", /^ping: cannot run .*\/ping: spawn .*EACCES$/)
+      })
+    )
+  })
+
+  describe("the system ping, for real (needs `ping` from iputils-ping; skipped without it)", () => {
     const real = (host: string) =>
       Ping.probe(check({ host, timeout: 5 })).pipe(
         Effect.provide(Layer.mergeAll(settings(true), Resolver.layer, Ping.layer))
       )
 
-    it.live.runIf(hasPing)("127.0.0.1 answers; duration_ms is the round-trip time", () =>
+    beforeEach((context) => {
+      skipUnless(context, hasPing, "ping probe tests skipped: no `ping` on this machine (install iputils-ping)")
+    })
+
+    it.live("127.0.0.1 answers; duration_ms is the round-trip time", () =>
       Effect.gen(function* () {
         const outcome = yield* real("127.0.0.1")
         assert.strictEqual(outcome.status, "up", outcome.error ?? "")
@@ -298,22 +425,13 @@ describe("Ping", () => {
       })
     )
 
-    it.live.runIf(hasPing && hasIPv6Loopback)("::1 answers", () =>
-      Effect.gen(function* () {
+    it.live("::1 answers (needs an IPv6 loopback)", (context) => {
+      skipUnless(context, hasIPv6Loopback, "ping ::1 test skipped: no IPv6 loopback (::1) on this machine")
+      return Effect.gen(function* () {
         const outcome = yield* real("::1")
         assert.strictEqual(outcome.status, "up", outcome.error ?? "")
         assert.isBelow(outcome.duration_ms, 1000)
       })
-    )
-
-    it.live.runIf(hasPing)("without allow_private_targets, loopback is blocked before ping runs", () =>
-      Effect.gen(function* () {
-        const outcome = yield* Ping.probe(check({ host: "127.0.0.1" })).pipe(
-          Effect.provide(Layer.mergeAll(settings(false), Resolver.layer, Ping.layer))
-        )
-        assert.strictEqual(outcome.status, "error")
-        assert.strictEqual(outcome.error, "blocked: 127.0.0.1 is a loopback address")
-      })
-    )
+    })
   })
 })

@@ -54,9 +54,9 @@ describe(`public status page in Chromium (${TestDatabase.kind} database)`, () =>
       expect(declared.status, declared.text).toBe(201)
       yield* server.sql`UPDATE incidents SET public_title = 'Slow API' WHERE id = ${(declared.json as { id: string }).id}`
 
-      const browser = yield* Chromium.launch
+      const context = yield* Chromium.context
       for (const javascript of [true, false]) {
-        const page = yield* Effect.promise(() => browser.newPage())
+        const page = yield* Effect.promise(() => context.newPage())
         yield* Effect.promise(() => page.setJavaScriptEnabled(javascript))
         const response = yield* Effect.promise(() =>
           page.goto(`${server.baseUrl}/p/browser`, { waitUntil: "load", timeout: Chromium.WAIT_MS })
