@@ -309,4 +309,78 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
         expect(filtered.data.map((t) => t.tag)).toEqual(["prod"])
       })
   )
+
+  it.scopedLive(
+    "heartbeat and manual monitors take no regions: create, bulk item and PUT /regions are 422 REGION_INVALID on regions",
+    () =>
+      Effect.gen(function* () {
+        const { alice } = yield* setup
+        const heartbeat = { type: "heartbeat", period: 3600, grace: 600 }
+        const manual = { type: "manual" }
+        const count = Effect.map(alice.browser.request("/api/v1/targets"), (r) => (r.json as { total: number }).total)
+        for (const check of [heartbeat, manual]) {
+          // `local` too: the spec refuses any region assignment on these kinds, not only a remote one.
+          for (const regions of [["local"], ["local", "eu-west"], ["mars"]]) {
+            const single = yield* alice.browser.request("/api/v1/targets", { json: { name: "x", check, regions } })
+            expect(single.status, `${check.type} ${regions}`).toBe(422)
+            expect(Http.envelope(single)).toMatchObject({ code: "REGION_INVALID", field: "regions" })
+          }
+          const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
+            json: {
+              targets: [
+                { name: "probed", check: httpCheck, regions: ["local"] },
+                { name: "evaluated", check, regions: ["local"] }
+              ]
+            }
+          })
+          expect(bulk.status, check.type).toBe(422)
+          expect(Http.envelope(bulk)).toMatchObject({ code: "REGION_INVALID", field: "targets[1].regions" })
+        }
+        expect(yield* count).toBe(0)
+
+        // Without regions they are made, and run where the service evaluates them.
+        for (const check of [heartbeat, manual]) {
+          const created = yield* alice.browser.request("/api/v1/targets", { json: { name: check.type, check } })
+          expect(created.status, created.text).toBe(201)
+          const target = created.json as TargetBody
+          expect(target.regions).toEqual(["local"])
+          // A duplicate copies the stored row and names no region of its own: it is made, in the same place.
+          const copied = yield* alice.browser.request(`/api/v1/targets/${target.id}/duplicate`, {
+            json: { copies: [{ name: `${check.type} copy` }] }
+          })
+          expect(copied.status, copied.text).toBe(201)
+          expect((copied.json as { data: Array<TargetBody> }).data[0]?.regions).toEqual(["local"])
+          // A copy has no regions field, for any kind: naming one is an unknown key.
+          const withRegions = yield* alice.browser.request(`/api/v1/targets/${target.id}/duplicate`, {
+            json: { copies: [{ name: "again", regions: ["local"] }] }
+          })
+          expect(withRegions.status).toBe(422)
+          expect(Http.envelope(withRegions)).toMatchObject({ code: "INVALID_JSON", field: "copies[0].regions" })
+          // Regions change only through PUT /regions: a PATCH naming them is an unknown key, for any kind.
+          const patched = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+            method: "PATCH",
+            json: { regions: ["local"] }
+          })
+          expect(patched.status).toBe(422)
+          expect(Http.envelope(patched)).toMatchObject({ code: "INVALID_JSON", field: "regions" })
+          const renamed = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+            method: "PATCH",
+            json: { name: `${check.type} renamed` }
+          })
+          expect(renamed.status, renamed.text).toBe(200)
+          for (const regions of [["local"], ["mars"]]) {
+            const put = yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`, {
+              method: "PUT",
+              json: { regions }
+            })
+            expect(put.status, `${check.type} ${regions}`).toBe(422)
+            expect(Http.envelope(put)).toMatchObject({ code: "REGION_INVALID", field: "regions" })
+          }
+          const own = (yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`)).json as {
+            regions: Array<{ id: string }>
+          }
+          expect(own.regions.map((r) => r.id)).toEqual(["local"])
+        }
+      })
+  )
 })
