@@ -282,7 +282,7 @@ const renotifyRule = (renotify: number): Violation | undefined =>
  * heartbeat and manual monitors are evaluated by the service itself, so naming any region for one, `local`
  * included, is 422 `REGION_INVALID` on `regions` (service-api.md, "PUT /targets/{id}/regions" and the error table).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category regions
  */
 export const regionAssignment = (kind: CheckKind): Violation | undefined =>

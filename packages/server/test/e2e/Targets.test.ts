@@ -259,6 +259,57 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
   )
 
   it.scopedLive(
+    "an http check's url is an http or https URL: any other scheme is 400 VALIDATION_FAILED on check.url",
+    () =>
+      Effect.gen(function* () {
+        const { alice } = yield* setup
+        const count = Effect.map(alice.browser.request("/api/v1/targets"), (r) => (r.json as { total: number }).total)
+        const urls = ["data:text/html,<h1>ok</h1>", "javascript:alert(1)", "ftp://example.com/", "example.com/health"]
+        for (const url of urls) {
+          const created = yield* alice.browser.request("/api/v1/targets", {
+            json: { name: "x", check: { type: "http", url } }
+          })
+          expect(created.status, url).toBe(400)
+          expect(Http.envelope(created)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+          const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
+            json: {
+              targets: [
+                { name: "ok", check: httpCheck },
+                { name: "bad", check: { type: "http", url } }
+              ]
+            }
+          })
+          expect(bulk.status, url).toBe(400)
+          expect(Http.envelope(bulk)).toMatchObject({ code: "VALIDATION_FAILED", field: "targets[1].check.url" })
+        }
+        // A scheme written before a variable reference is judged as written.
+        const templated = yield* alice.browser.request("/api/v1/targets", {
+          json: { name: "x", check: { type: "http", url: "ftp://{{host}}/" } }
+        })
+        expect(Http.envelope(templated)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+        expect(yield* count).toBe(0)
+
+        const target = (yield* alice.browser.request("/api/v1/targets", { json: { name: "web", check: httpCheck } }))
+          .json as TargetBody
+        for (const url of urls) {
+          const patched = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+            method: "PATCH",
+            json: { check: { type: "http", url } }
+          })
+          expect(patched.status, url).toBe(400)
+          expect(Http.envelope(patched)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+        }
+        const kept = (yield* alice.browser.request(`/api/v1/targets/${target.id}`)).json as TargetBody
+        expect(kept.check["url"]).toBe(httpCheck.url)
+        const https = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+          method: "PATCH",
+          json: { check: { type: "http", url: "HTTP://example.com/other" } }
+        })
+        expect(https.status, https.text).toBe(200)
+      })
+  )
+
+  it.scopedLive(
     "regions: the list, a target's regions, PUT with REGION_INVALID (unknown id, manual monitor); tags with counts",
     () =>
       Effect.gen(function* () {
