@@ -310,6 +310,54 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
   )
 
   it.scopedLive(
+    "dns expected_records over 50 values or with a value over 2048 characters is 400 INVALID_DNS_PARAMS on its field",
+    () =>
+      Effect.gen(function* () {
+        const { alice } = yield* setup
+        const dns = (expected_records: ReadonlyArray<string>) => ({
+          type: "dns",
+          domain: "example.com",
+          record_type: "TXT",
+          expected_records
+        })
+        const tooMany = dns(Array.from({ length: 51 }, (_, i) => `v=${i}`))
+        const tooLong = dns(["v=spf1 -all", "x".repeat(2049)])
+        const cases = [
+          [tooMany, "check.expected_records"],
+          [tooLong, "check.expected_records[1]"]
+        ] as const
+        for (const [check, field] of cases) {
+          const created = yield* alice.browser.request("/api/v1/targets", { json: { name: "dns", check } })
+          expect(created.status, field).toBe(400)
+          expect(Http.envelope(created)).toMatchObject({ code: "INVALID_DNS_PARAMS", field })
+          const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
+            json: { targets: [{ name: "dns", check }] }
+          })
+          expect(bulk.status, field).toBe(400)
+          expect(Http.envelope(bulk)).toMatchObject({ code: "INVALID_DNS_PARAMS", field: `targets[0].${field}` })
+          const tested = yield* alice.browser.request("/api/v1/targets/test", { json: { check } })
+          expect(tested.status, field).toBe(400)
+          expect(Http.envelope(tested)).toMatchObject({ code: "INVALID_DNS_PARAMS", field })
+        }
+        const target = yield* alice.browser.request("/api/v1/targets", {
+          json: { name: "dns", check: dns(Array.from({ length: 50 }, (_, i) => `v=${i}`)) }
+        })
+        expect(target.status, target.text).toBe(201)
+        const id = (target.json as TargetBody).id
+        for (const [check, field] of cases) {
+          const patched = yield* alice.browser.request(`/api/v1/targets/${id}`, { method: "PATCH", json: { check } })
+          expect(patched.status, field).toBe(400)
+          expect(Http.envelope(patched)).toMatchObject({ code: "INVALID_DNS_PARAMS", field })
+        }
+        const edge = yield* alice.browser.request(`/api/v1/targets/${id}`, {
+          method: "PATCH",
+          json: { check: dns(["x".repeat(2048)]) }
+        })
+        expect(edge.status, edge.text).toBe(200)
+      })
+  )
+
+  it.scopedLive(
     "regions: the list, a target's regions, PUT with REGION_INVALID (unknown id, manual monitor); tags with counts",
     () =>
       Effect.gen(function* () {
