@@ -35,6 +35,11 @@ export class PageChanges extends Effect.Service<PageChanges>()("Signalman/PageCh
     const publish = (pages: ReadonlyArray<{ readonly id: string }>) =>
       Effect.forEach(pages, (page) => invalidation.publish(tag(page.id)), { discard: true })
 
+    // The write has committed by now: failing its request over the pages would invite a retry that writes it twice.
+    // The pages' cache window bounds how long they stay stale instead, as when the notification channel fails.
+    const bestEffort = <E>(self: Effect.Effect<void, E>): Effect.Effect<void> =>
+      Effect.catchAllCause(self, (cause) => Effect.logWarning("Could not drop the status pages' snapshots", cause))
+
     /**
      * After a committed write that changes what the org's pages show about these monitors (a maintenance window):
      * the pages showing any of them are dropped everywhere. Unpublished pages are included; they are cheap to drop
@@ -47,7 +52,7 @@ export class PageChanges extends Effect.Service<PageChanges>()("Signalman/PageCh
             SELECT DISTINCT c.page_id::text AS id
             FROM status_page_components c JOIN status_pages p ON p.id = c.page_id
             WHERE p.org_id = ${orgId} AND c.target_id = ANY(${targetIds}::uuid[])
-          `.pipe(Effect.flatMap(publish), Effect.orDie)
+          `.pipe(Effect.flatMap(publish), bestEffort)
 
     /** The same after a committed write of an incident: the pages showing its monitor or its declared components. */
     const incident = (incidentId: string): Effect.Effect<void> =>
@@ -58,7 +63,7 @@ export class PageChanges extends Effect.Service<PageChanges>()("Signalman/PageCh
         JOIN status_page_components c ON c.page_id = p.id
         WHERE i.id = ${incidentId} AND (c.target_id = i.target_id OR c.target_id IN (
           SELECT ic.target_id FROM incident_components ic WHERE ic.incident_id = i.id))
-      `.pipe(Effect.flatMap(publish), Effect.orDie)
+      `.pipe(Effect.flatMap(publish), bestEffort)
 
     return { monitors, incident }
   }),
