@@ -4,9 +4,8 @@
  * Order of checks, each with the spec's answer: the credential (401 `UNAUTHENTICATED` for a missing, malformed,
  * unknown, expired or revoked one), CSRF on state-changing cookie requests (403 `CSRF_REQUIRED`), an account
  * being deleted (only reading `/me`, restoring and signing out remain), the org binding (`X-Signalman-Org`, the
- * pure rule of `OrgBinding`: 400 `ORG_HEADER_INVALID`, 403 `ORG_HEADER_MISMATCH`), then the per-minute rate budget of
- * `/api/v1/*`
- * (429 `RATE_LIMITED`), account tier first, then user tier.
+ * pure rule of `OrgBinding`: 400 `ORG_HEADER_INVALID`, 403 `ORG_HEADER_MISMATCH`), then the per-minute rate budget
+ * of `/api/v1/*` (429 `RATE_LIMITED`), account tier first, then user tier.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as ApiError from "@signalman/core/ApiError"
