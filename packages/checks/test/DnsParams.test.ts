@@ -46,6 +46,20 @@ describe("DnsParams", () => {
   })
 
   describe("rule 4: expected_records", () => {
+    it("more than 50 values, or a value over 2048 characters, is INVALID_DNS_PARAMS before the forms are read", () => {
+      const records = Array.from({ length: 51 }, (_, i) => `192.0.2.${i}`)
+      expect(validate({ expected_records: records })).toMatchObject({
+        code: "INVALID_DNS_PARAMS",
+        field: "check.expected_records"
+      })
+      // Not in an A record's form either: the length answers first.
+      expect(validate({ expected_records: ["192.0.2.1", "x".repeat(2049)] })).toMatchObject({
+        code: "INVALID_DNS_PARAMS",
+        field: "check.expected_records[1]"
+      })
+      expect(validate({ record_type: "TXT", expected_records: ["x".repeat(2048)] })).toBeUndefined()
+    })
+
     it("values in the record type's form, zone-file spellings included, are accepted", () => {
       expect(validate({ expected_records: ["192.0.2.1", "192.000.002.002"] })).toBeUndefined()
       expect(validate({ record_type: "AAAA", expected_records: ["2001:0db8::1"] })).toBeUndefined()

@@ -250,7 +250,8 @@ export const DnsCheck = RequestBody.Struct({
   record_type: DnsRecordType,
   resolver: optional(name),
   expected_contains: optional(Schema.String),
-  expected_records: optional(Schema.Array(Schema.String.pipe(Schema.maxLength(2048))).pipe(Schema.maxItems(50))),
+  // At most 50 values of at most 2048 characters: a dns rule (`DnsRules`), 400 INVALID_DNS_PARAMS like the others.
+  expected_records: optional(Schema.Array(Schema.String)),
   timeout
 }).annotations({ identifier: "DnsCheck" })
 

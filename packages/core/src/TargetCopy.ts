@@ -7,6 +7,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { CheckSpec } from "./CheckSpec.js"
+import * as CheckUrl from "./CheckUrl.js"
 import * as RequestBody from "./RequestBody.js"
 import type { Violation } from "./TargetRules.js"
 
@@ -43,16 +44,13 @@ export const DuplicateTarget = RequestBody.Struct({
 const refuse = (message: string, code: Violation["code"] = "VALIDATION_FAILED"): Either.Either<never, Violation> =>
   Either.left({ code, field: "address", message })
 
-// A template (`{{base}}/health`) is judged when it resolves, as on create.
+// A host template (`{{db_host}}`) is judged when it resolves, as on create.
 const isTemplate = (address: string): boolean => address.includes("{{")
 
+// The rule every check URL keeps (`CheckUrl`), so a copy is refused for what a create of it would be.
 const url = (address: string): Either.Either<string, Violation> => {
-  if (isTemplate(address)) return Either.right(address)
-  if (!URL.canParse(address)) return refuse("an http or flow copy's address is an absolute http or https URL")
-  const protocol = new URL(address).protocol
-  return protocol === "http:" || protocol === "https:"
-    ? Either.right(address)
-    : refuse(`an http or flow copy's address is an http or https URL, not ${protocol}`)
+  const why = CheckUrl.problem(address)
+  return why === undefined ? Either.right(address) : refuse(`an http or flow copy's address ${why}`)
 }
 
 const badHostCharacters = /[\s/?#@\\]/

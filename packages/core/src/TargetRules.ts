@@ -277,11 +277,21 @@ const renotifyRule = (renotify: number): Violation | undefined =>
       )
     : undefined
 
-const regionsRule = (kind: CheckKind, regions: ReadonlyArray<string>): Violation | undefined =>
-  localOnly(kind) && !(regions.length === 1 && regions[0] === "local")
-    ? violation("REGION_INVALID", "regions", `a ${kind} monitor runs only in the local region`, {
-        allowed: defaultRegions
-      })
+/**
+ * Whether a monitor of this kind may be given regions, by a create, a bulk item or `PUT /targets/{id}/regions`:
+ * heartbeat and manual monitors are evaluated by the service itself, so naming any region for one, `local`
+ * included, is 422 `REGION_INVALID` on `regions` (service-api.md, "PUT /targets/{id}/regions" and the error table).
+ *
+ * @since 0.2.0
+ * @category regions
+ */
+export const regionAssignment = (kind: CheckKind): Violation | undefined =>
+  localOnly(kind)
+    ? violation(
+        "REGION_INVALID",
+        "regions",
+        `a ${kind} monitor is evaluated by the service itself and takes no regions`
+      )
     : undefined
 
 const policyRule = (policy: RegionPolicy, regions: ReadonlyArray<string>): Violation | undefined =>
@@ -325,7 +335,8 @@ export const resolveCreate = (input: CreateTarget, plan: Plan.Plan): Either.Eith
     () => intervalRules(resolved.check, resolved.interval, plan),
     () => recoveryRule(kind, resolved.recovery_period_secs),
     () => renotifyRule(resolved.renotify_interval_secs),
-    () => regionsRule(kind, resolved.regions),
+    // Judged on what the body sends: the default set a heartbeat is stored with is no assignment.
+    () => (input.regions === undefined ? undefined : regionAssignment(kind)),
     () => policyRule(resolved.region_policy, resolved.regions)
   )
   return broken === undefined ? Either.right(resolved) : Either.left(broken)

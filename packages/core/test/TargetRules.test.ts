@@ -341,14 +341,23 @@ describe("TargetRules", () => {
       expect(accepted(create({ check: http, region_policy: { count: 1 } })).region_policy).toEqual({ count: 1 })
     })
 
-    it("heartbeat and manual monitors with regions other than local are 422 REGION_INVALID on regions", () => {
+    it("heartbeat and manual monitors given any regions, local included, are 422 REGION_INVALID on regions", () => {
       for (const fields of [heartbeat(600), { type: "manual" }]) {
-        for (const regions of [["eu-west"], ["local", "eu-west"]]) {
+        for (const regions of [["local"], ["eu-west"], ["local", "eu-west"]]) {
           const violation = refused(create({ check: fields, regions }))
           expect(violation).toMatchObject({ code: "REGION_INVALID", field: "regions" })
           expect(TargetRules.toApiError(violation).status).toBe(422)
         }
-        expect(accepted(create({ check: fields, regions: ["local"] })).regions).toEqual(["local"])
+        // Without regions they are stored in the service's own region, where they are evaluated.
+        expect(accepted(create({ check: fields })).regions).toEqual(["local"])
+      }
+    })
+
+    it("regionAssignment refuses heartbeat and manual monitors only (PUT /regions uses it too)", () => {
+      expect(TargetRules.regionAssignment("heartbeat")).toMatchObject({ code: "REGION_INVALID", field: "regions" })
+      expect(TargetRules.regionAssignment("manual")).toMatchObject({ code: "REGION_INVALID", field: "regions" })
+      for (const kind of ["http", "tcp", "ping", "dns", "tls_cert", "domain_expiry", "flow"] as const) {
+        expect(TargetRules.regionAssignment(kind)).toBeUndefined()
       }
     })
 

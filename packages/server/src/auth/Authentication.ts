@@ -3,13 +3,14 @@
  *
  * Order of checks, each with the spec's answer: the credential (401 `UNAUTHENTICATED` for a missing, malformed,
  * unknown, expired or revoked one), CSRF on state-changing cookie requests (403 `CSRF_REQUIRED`), an account
- * being deleted (only reading `/me`, restoring and signing out remain), the org binding (`X-Signalman-Org`:
- * 400 `ORG_HEADER_INVALID`, 403 `ORG_HEADER_MISMATCH`), then the per-minute rate budget of `/api/v1/*`
- * (429 `RATE_LIMITED`), account tier first, then user tier.
+ * being deleted (only reading `/me`, restoring and signing out remain), the org binding (`X-Signalman-Org`, the
+ * pure rule of `OrgBinding`: 400 `ORG_HEADER_INVALID`, 403 `ORG_HEADER_MISMATCH`), then the per-minute rate budget
+ * of `/api/v1/*` (429 `RATE_LIMITED`), account tier first, then user tier.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as ApiError from "@signalman/core/ApiError"
 import { type ActiveOrg, Authentication, type CallerShape } from "@signalman/core/api/Authentication"
+import * as OrgBinding from "@signalman/core/OrgBinding"
 import * as RateBudget from "@signalman/core/RateBudget"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -24,7 +25,6 @@ import { safeEqual } from "./Secrets.js"
 import { COOKIE, Sessions } from "./Sessions.js"
 
 const CSRF_VALUE = "signalman"
-const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 
 const unauthenticated = (message = "Sign in, or send a valid API token as Authorization: Bearer") =>
   ApiError.make("UNAUTHENTICATED", message)
@@ -60,20 +60,6 @@ export const layer = Layer.effect(
     const plans = yield* Plans
     const budgets = yield* RateBudgets
     const quotaEvents = yield* QuotaEvents
-
-    const orgFromHeader = (header: string | undefined, memberships: ReadonlyArray<MembershipRow>) => {
-      if (header === undefined) return Effect.succeed(undefined)
-      const slug = header.trim()
-      // Unknown and not-a-member answer the same, so the header cannot probe which orgs exist.
-      const found = slugPattern.test(slug) ? memberships.find((m) => m.slug === slug) : undefined
-      return found === undefined
-        ? Effect.fail(
-            ApiError.make("ORG_HEADER_INVALID", "X-Signalman-Org does not name an org of yours", {
-              field: "X-Signalman-Org"
-            })
-          )
-        : Effect.succeed(found)
-    }
 
     const spendBudget = (caller: CallerShape, user: UserRow, method: string, pathname: string) =>
       Effect.gen(function* () {
@@ -171,20 +157,12 @@ export const layer = Layer.effect(
         )
       }
 
-      const named = yield* orgFromHeader(request.headers["x-signalman-org"], memberships)
+      const named = yield* OrgBinding.named(
+        request.headers["x-signalman-org"],
+        { boundOrgId: credential.kind === "token" ? credential.boundOrgId : null },
+        memberships
+      )
       let org: MembershipRow | undefined = named ?? defaultOrg
-      if (
-        credential.kind === "token" &&
-        credential.boundOrgId !== null &&
-        named !== undefined &&
-        named.id !== credential.boundOrgId
-      ) {
-        return yield* Effect.fail(
-          ApiError.make("ORG_HEADER_MISMATCH", "This token is bound to another org than X-Signalman-Org names", {
-            field: "X-Signalman-Org"
-          })
-        )
-      }
       if (credential.kind === "token" && credential.boundOrgId === null && named === undefined) org = undefined
 
       const caller: CallerShape = {

@@ -57,6 +57,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
         if (incident === undefined) return yield* Effect.fail(notFound)
         if (incident.origin === "monitor" && incident.target_id !== null && incident.number !== null) {
           yield* writer.observe(incident.target_id, { _tag: kind, incident: incident.number, by: caller.user.id })
+          // A person's resolve shows on status pages at once, as a declared incident's does.
+          if (kind === "Resolve") yield* incidents.refreshPages(id)
         } else if (kind === "Resolve") {
           // Declared incidents are acknowledged by declaring them (DeclaredIncident.acknowledge changes nothing).
           yield* incidents.resolveDeclared(org.id, id, caller.user.id)

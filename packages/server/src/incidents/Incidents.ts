@@ -3,7 +3,8 @@
  * acknowledged and resolved here through `DeclaredIncident`), narration, updates, postmortems, response metrics
  * and a monitor's incident periods. Monitor-opened incidents move only through the `IncidentWriter`, so the
  * engine's state and the rows never disagree. Every read and write is scoped to the caller's org: a foreign id
- * reads as missing.
+ * reads as missing. A write that shows on status pages drops their snapshots once it commits (`PageChanges`), so the
+ * narration is public at once, not after the pages' cache window.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
@@ -24,6 +25,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Ids.js"
+import { PageChanges } from "../statuspages/PageChanges.js"
 import { PageEvents } from "../subscribers/PageEvents.js"
 
 export const notFound = ApiError.make("NOT_FOUND", "No such incident")
@@ -120,6 +122,7 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const pageEvents = yield* PageEvents
+    const pageChanges = yield* PageChanges
 
     const select = sql`
       SELECT i.id, i.origin, CASE WHEN i.ended_at IS NULL THEN 'open' ELSE 'closed' END AS status,
@@ -245,6 +248,7 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
             })
           )
           .pipe(Effect.orDie)
+        yield* pageChanges.incident(id)
         return id
       })
 
@@ -270,7 +274,10 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
             return true
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(
+          Effect.catchTag("SqlError", Effect.die),
+          Effect.tap((changed) => (changed ? pageChanges.incident(id) : Effect.void))
+        )
 
     const postUpdate = (orgId: OrgId, id: string, by: string, body: IncidentNarration.PostIncidentUpdate) =>
       Effect.gen(function* () {
@@ -294,6 +301,7 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
           )
           .pipe(Effect.orDie)
         if (inserted.length === 0) return undefined
+        yield* pageChanges.incident(id)
         const all = yield* updates(id)
         return all.find((u) => u.id === updateId)
       })
@@ -304,7 +312,7 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
         .withTransaction(
           Effect.gen(function* () {
             const row = yield* stored(orgId, id)
-            if (row === undefined || row.origin !== "declared" || row.ended_at !== null) return
+            if (row === undefined || row.origin !== "declared" || row.ended_at !== null) return false
             const now = yield* DateTime.now
             yield* sql`
               UPDATE incidents SET ended_at = ${date(now)}, close_reason = 'resolved', resolved_by = ${by},
@@ -313,9 +321,13 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
             `
             yield* update(id, null, "Resolved", by, now)
             yield* pageEvents.incident(id, "resolved")
+            return true
           })
         )
-        .pipe(Effect.orDie)
+        .pipe(
+          Effect.orDie,
+          Effect.flatMap((resolved) => (resolved ? pageChanges.incident(id) : Effect.void))
+        )
 
     const postmortem = (orgId: OrgId, id: string) =>
       sql`
@@ -388,6 +400,9 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
         return { rows: kept.slice(query.offset, query.offset + query.limit), total: kept.length }
       })
 
+    /** After a write of the incident committed elsewhere (the writer's resolve): its pages drop their snapshots. */
+    const refreshPages = (id: string) => pageChanges.incident(id)
+
     return {
       one,
       detail,
@@ -397,11 +412,12 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
       narrate,
       postUpdate,
       resolveDeclared,
+      refreshPages,
       postmortem,
       putPostmortem,
       metrics,
       periods
     }
   }),
-  dependencies: [PageEvents.Default]
+  dependencies: [PageEvents.Default, PageChanges.Default]
 }) {}

@@ -6,7 +6,9 @@
  * windows cover some monitors (status pages).
  *
  * Every change of one window runs in a transaction holding the window's row lock, so a PATCH racing a DELETE, or two
- * updates racing for the 50th place, are judged one after the other against what the first one wrote.
+ * updates racing for the 50th place, are judged one after the other against what the first one wrote. Once it
+ * commits, the status pages showing the window's monitors (before and after the change) drop their snapshots
+ * (`PageChanges`), so a schedule, an edit, a cancel or an update is public at once.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
@@ -30,6 +32,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Ids.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import { PageChanges } from "../statuspages/PageChanges.js"
 import { PageEvents } from "../subscribers/PageEvents.js"
 
 const WindowRow = Schema.Struct({
@@ -130,6 +133,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
     const sql = yield* SqlClient.SqlClient
     const quotaEvents = yield* QuotaEvents
     const pageEvents = yield* PageEvents
+    const pageChanges = yield* PageChanges
     const decodeWindows = Schema.decodeUnknown(Schema.Array(WindowRow))
     const decodeUpdates = Schema.decodeUnknown(Schema.Array(UpdateRow))
 
@@ -308,6 +312,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
             current: outcome.current
           })
         }
+        yield* pageChanges.monitors(org.id, window.components)
         return yield* answer(org, id)
       }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
 
@@ -318,14 +323,18 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
       change: (row: WindowRow, now: DateTime.Utc) => Effect.Effect<A, E, R>
     ) =>
       Effect.gen(function* () {
-        yield* sql.withTransaction(
+        const before = yield* sql.withTransaction(
           Effect.gen(function* () {
             const found = yield* row(org, id, true)
             if (found === undefined) return yield* Effect.fail(notFound)
             yield* change(found, yield* DateTime.now)
+            return found.components
           })
         )
-        return yield* answer(org, id)
+        const after = yield* answer(org, id)
+        // A monitor the edit took off the window must lose it on its pages too.
+        yield* pageChanges.monitors(org.id, [...new Set([...before, ...after.components])])
+        return after
       }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
 
     const update = (org: ActiveOrg, id: string, patch: PatchMaintenanceWindow, writeSource: WriteSource) =>
@@ -422,5 +431,5 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
 
     return { one, list, create, update, cancel, postUpdate, suppressing, suppressingAmong, forTargets }
   }),
-  dependencies: [QuotaEvents.Default, PageEvents.Default]
+  dependencies: [QuotaEvents.Default, PageEvents.Default, PageChanges.Default]
 }) {}

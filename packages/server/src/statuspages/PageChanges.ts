@@ -1,9 +1,20 @@
 /**
- * The invalidation tag of a status page (see `auth/Invalidation.ts`): published when its owner changes it (access,
- * slug, domain, branding, components, logo, deletion), so every process drops its cached lookups and the page's
- * public snapshot at once instead of serving the old page for the rest of the cache window: a page just made
- * private must not stay readable to strangers for those seconds.
+ * The invalidation tag of a status page (see `auth/Invalidation.ts`), and the writes that publish it.
+ *
+ * An owner's change to a page (access, slug, domain, branding, components, logo, deletion) publishes it, so every
+ * process drops its cached lookups and the page's public snapshot at once instead of serving the old page for the
+ * rest of the cache window: a page just made private must not stay readable to strangers for those seconds.
+ *
+ * A person's narration shows on pages too without touching them: an incident declared, narrated (its public
+ * fields), updated or resolved, and a maintenance window scheduled, edited, cancelled or updated. `PageChanges`
+ * publishes the tag of every page showing one of the monitors such a write concerns, after the write commits (a
+ * process rebuilding the snapshot before the commit would cache the old narration for a whole window).
  */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Invalidation } from "../auth/Invalidation.js"
+
 const PREFIX = "status_page:"
 
 /** The tag to publish when pages of any number changed at once (an account's orgs deleted or restored). */
@@ -15,3 +26,55 @@ export const tag = (pageId: string): string => `${PREFIX}${pageId}`
 /** The page a published tag names (`*`: every page), or undefined when the tag is about something else. */
 export const pageOf = (published: string): string | undefined =>
   published.startsWith(PREFIX) ? published.slice(PREFIX.length) : undefined
+
+export class PageChanges extends Effect.Service<PageChanges>()("Signalman/PageChanges", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const invalidation = yield* Invalidation
+
+    const publish = (pages: ReadonlyArray<{ readonly id: string }>) =>
+      Effect.forEach(pages, (page) => invalidation.publish(tag(page.id)), { discard: true })
+
+    // The write has committed by now: failing its request over the pages would invite a retry that writes it twice.
+    // The pages' cache window bounds how long they stay stale instead, as when the notification channel fails.
+    const bestEffort = <E>(self: Effect.Effect<void, E>): Effect.Effect<void> =>
+      Effect.catchAllCause(self, (cause) => Effect.logWarning("Could not drop the status pages' snapshots", cause))
+
+    /**
+     * After a committed write that changes what the org's pages show about these monitors (a maintenance window):
+     * the pages showing any of them are dropped everywhere. Unpublished pages are included; they are cheap to drop
+     * and may be published by the time the tag arrives.
+     */
+    const monitors = (orgId: string, targetIds: ReadonlyArray<string>): Effect.Effect<void> =>
+      targetIds.length === 0
+        ? Effect.void
+        : sql<{ id: string }>`
+            SELECT DISTINCT c.page_id::text AS id
+            FROM status_page_components c JOIN status_pages p ON p.id = c.page_id
+            WHERE p.org_id = ${orgId} AND c.target_id = ANY(${targetIds}::uuid[])
+          `.pipe(Effect.flatMap(publish), bestEffort)
+
+    /** The same after a committed write of an incident: the pages showing its monitor or its declared components. */
+    const incident = (incidentId: string): Effect.Effect<void> =>
+      sql<{ id: string }>`
+        SELECT DISTINCT c.page_id::text AS id
+        FROM incidents i
+        JOIN status_pages p ON p.org_id = i.org_id
+        JOIN status_page_components c ON c.page_id = p.id
+        WHERE i.id = ${incidentId} AND (c.target_id = i.target_id OR c.target_id IN (
+          SELECT ic.target_id FROM incident_components ic WHERE ic.incident_id = i.id))
+      `.pipe(Effect.flatMap(publish), bestEffort)
+
+    return { monitors, incident }
+  }),
+  dependencies: [Invalidation.Default]
+}) {
+  /**
+   * Publishes nothing: for tests that build a service over a bare database client, where no page is cached and no
+   * invalidation channel exists.
+   */
+  static Test = Layer.succeed(
+    PageChanges,
+    PageChanges.make({ monitors: () => Effect.void, incident: () => Effect.void })
+  )
+}

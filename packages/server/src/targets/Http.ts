@@ -291,11 +291,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           const { org, plan } = yield* orgAndPlan
           const row = yield* targets.one(org, path.id)
           if (row === undefined) return yield* Effect.fail(notFound)
-          if (row.kind === "heartbeat" || row.kind === "manual") {
-            return yield* Effect.fail(
-              ApiError.make("REGION_INVALID", `A ${row.kind} monitor is not checked from regions`, { field: "regions" })
-            )
-          }
+          const refused = TargetRules.regionAssignment(row.kind)
+          if (refused !== undefined) return yield* Effect.fail(Validation.toApiError(refused))
           const regions = [...new Set(payload.regions)]
           yield* admission.checkRegions({ org, plan, userId: caller.user.id }, regions, yield* admission.enabledRegions)
           yield* sql`UPDATE targets SET regions = ${regions}, write_source = ${yield* writeSource}, updated_at = now() WHERE id = ${row.id}`.pipe(

@@ -8,7 +8,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
-import { CheckSpec } from "@signalman/core/CheckSpec"
+import { CheckKind, CheckSpec } from "@signalman/core/CheckSpec"
 import { OrgId } from "@signalman/core/Identity"
 import type * as Plan from "@signalman/core/Plan"
 import * as Target from "@signalman/core/Target"
@@ -27,7 +27,7 @@ const TargetRow = Schema.Struct({
   id: Target.TargetId,
   org_id: OrgId,
   name: Schema.String,
-  kind: Schema.String,
+  kind: CheckKind,
   check_spec: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   credentials: Schema.NullOr(Schema.String),
   interval_secs: Schema.Number,

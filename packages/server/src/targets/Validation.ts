@@ -1,13 +1,14 @@
 /**
  * The checks every write of a monitor (and every test of a check) goes through before the rules on intervals and
- * alerts: the redaction sentinel, internal IP literals and `ip_version`, the DNS parameter rules, and variable
- * references. Each refusal names its field under `check`.
+ * alerts: the redaction sentinel, http(s) URLs, internal IP literals and `ip_version`, the DNS parameter rules, and
+ * variable references. Each refusal names its field under `check`.
  */
 
 import * as DnsParams from "@signalman/checks/DnsParams"
 import * as TargetAddress from "@signalman/checks/TargetAddress"
 import * as ApiError from "@signalman/core/ApiError"
 import type { CheckSpec } from "@signalman/core/CheckSpec"
+import * as CheckUrl from "@signalman/core/CheckUrl"
 import type { OrgId } from "@signalman/core/Identity"
 import * as Target from "@signalman/core/Target"
 import * as TargetRules from "@signalman/core/TargetRules"
@@ -39,6 +40,7 @@ export const checkSpec = (
         )
       )
     }
+    yield* urls(spec)
     yield* addresses(spec, allowPrivate)
     if (spec.type === "dns") {
       const dns = DnsParams.validate(spec)
@@ -46,6 +48,11 @@ export const checkSpec = (
     }
     return yield* resolve(spec, orgId)
   })
+
+const urls = (spec: CheckSpec) => {
+  const refused = CheckUrl.inCheck(spec)
+  return refused === undefined ? Effect.void : Effect.fail(toApiError(refused))
+}
 
 const addresses = (spec: CheckSpec, allowPrivate: boolean) => {
   const refused = TargetAddress.refusal(spec, allowPrivate)
@@ -85,7 +92,7 @@ const resolve = (spec: CheckSpec, orgId: OrgId) =>
 
 /**
  * The check as a one-shot test runs it: references replaced by the values of the variables `checkSpec` found.
- * A substituted URL may name an internal address its template hid, so the address rules are applied again.
+ * A substituted URL may carry a scheme or an internal address its template hid, so those rules are applied again.
  */
 export const substitute = (
   spec: CheckSpec,
@@ -98,6 +105,7 @@ export const substitute = (
     const values = new Map<string, string>()
     for (const [key, row] of found) values.set(key, yield* variables.open(row))
     const filled = VariableRefs.substitute(spec, values)
+    yield* urls(filled)
     yield* addresses(filled, allowPrivate)
     return filled
   })

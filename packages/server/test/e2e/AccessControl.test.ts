@@ -243,12 +243,45 @@ describe(`access control (${TestDatabase.kind} database)`, () => {
         expect(reply.status, header).toBe(400)
         expect(Http.envelope(reply)).toMatchObject({ code: "ORG_HEADER_INVALID", field: "X-Signalman-Org" })
       }
-      // A bound token with an unknown org in the header: the header is checked first.
-      const invalid = yield* bearer(server, bound.token, "/api/v1/me", {
-        headers: { "x-signalman-org": "no-such-org-anywhere" }
-      })
-      expect(code(invalid)).toBe("ORG_HEADER_INVALID")
     })
+  )
+
+  it.scopedLive(
+    "a bound token naming any other well-formed slug is 403 ORG_HEADER_MISMATCH, whether it exists or not; malformed is 400",
+    () =>
+      Effect.gen(function* () {
+        const { server, smtp } = yield* environment()
+        const alice = yield* signIn(server, smtp)
+        const bob = yield* signIn(server, smtp)
+        const slugOf = (person: typeof alice) =>
+          Effect.map(
+            person.browser.request("/api/v1/me"),
+            (reply) => (reply.json as { orgs: Array<{ id: string; slug: string }> }).orgs[0]
+          )
+        const own = yield* slugOf(alice)
+        const bobs = yield* slugOf(bob)
+        assert.isDefined(own)
+        assert.isDefined(bobs)
+        const bound = yield* mintToken(alice, { org_id: own?.id })
+        const withOrg = (slug: string) =>
+          bearer(server, bound.token, "/api/v1/targets", { headers: { "x-signalman-org": slug } })
+
+        expect((yield* withOrg(own?.slug ?? "")).status).toBe(200)
+        // Someone else's org and no org at all answer alike: the answer tells nothing about other orgs.
+        const foreign = yield* withOrg(bobs?.slug ?? "")
+        const missing = yield* withOrg("no-such-org-anywhere")
+        for (const reply of [foreign, missing]) {
+          expect(reply.status, reply.text).toBe(403)
+          expect(Http.envelope(reply)).toMatchObject({ code: "ORG_HEADER_MISMATCH", field: "X-Signalman-Org" })
+        }
+        expect(Http.envelope(foreign).message).toBe(Http.envelope(missing).message)
+        // A malformed slug stays what the spec's table says for either kind of token.
+        for (const slug of ["NOT A SLUG", "-x-", "a".repeat(64)]) {
+          const malformed = yield* withOrg(slug)
+          expect(malformed.status, slug).toBe(400)
+          expect(Http.envelope(malformed)).toMatchObject({ code: "ORG_HEADER_INVALID", field: "X-Signalman-Org" })
+        }
+      })
   )
 
   it.scopedLive("sessions: list, revoke one, logout, logout-all", () =>

@@ -11,8 +11,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { IncidentWriter } from "../../src/incidents/IncidentWriter.js"
 import * as IncidentSeams from "../../src/incidents/Seams.js"
+import { QuotaEvents } from "../../src/limits/Quota.js"
 import { Maintenance } from "../../src/maintenance/Maintenance.js"
 import { Notices } from "../../src/notify/Notices.js"
+import { PageChanges } from "../../src/statuspages/PageChanges.js"
+import { PageEvents } from "../../src/subscribers/PageEvents.js"
 import * as Http from "../support/Http.js"
 import { bearer, mintToken, type Person, signIn } from "../support/Identity.js"
 import * as SmtpCatcher from "../support/SmtpCatcher.js"
@@ -68,7 +71,8 @@ const setup = (env: Record<string, string> = {}) =>
       IncidentWriter,
       IncidentWriter.Default.pipe(
         Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
-        Layer.provide([Notices.Default, Maintenance.Default]),
+        Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
+        Layer.provide([QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
         Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql))
       )
     )

@@ -8,7 +8,10 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { QuotaEvents } from "../../src/limits/Quota.js"
 import { Maintenance } from "../../src/maintenance/Maintenance.js"
+import { PageChanges } from "../../src/statuspages/PageChanges.js"
+import { PageEvents } from "../../src/subscribers/PageEvents.js"
 import * as Http from "../support/Http.js"
 import { bearer, mintToken, type Person, signIn } from "../support/Identity.js"
 import * as SmtpCatcher from "../support/SmtpCatcher.js"
@@ -626,7 +629,10 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
         const idle = yield* createTarget(alice, "idle")
         const service = yield* Effect.provide(
           Maintenance,
-          Maintenance.Default.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql)))
+          Maintenance.DefaultWithoutDependencies.pipe(
+            Layer.provide([QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
+            Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql))
+          )
         )
         const suppressed = (ids: ReadonlyArray<string>) =>
           Effect.flatMap(DateTime.now, (now) =>

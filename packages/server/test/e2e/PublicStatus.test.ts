@@ -41,6 +41,22 @@ const setupWith = (cacheSecs: number) =>
 // Every request sees what the test just arranged; the cache has tests of its own.
 const setup = setupWith(0)
 
+/** A minute's cache window and public narration on the plan (set before anyone reads the plan, so no cache holds it). */
+const narrating = Effect.gen(function* () {
+  const smtp = yield* SmtpCatcher.make
+  const server = yield* TestServer.start({
+    MAIL__SMTP_URL: smtp.url,
+    AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+    STATUS_PAGE__CACHE_SECS: "60"
+  })
+  yield* server.sql`UPDATE plans SET incident_narration_enabled = true WHERE id = 'free'`
+  const alice = yield* signIn(server, smtp)
+  const me = (yield* alice.browser.request("/api/v1/me")).json as { account_id: string; orgs: Array<{ id: string }> }
+  const org = me.orgs[0]?.id
+  if (org === undefined) return yield* Effect.dieMessage("no org")
+  return { server, smtp, alice, org, account: me.account_id }
+})
+
 type Setup = Effect.Effect.Success<typeof setup>
 
 const createTarget = (setup: { readonly alice: Person }, name: string, extra: Record<string, unknown> = {}) =>
@@ -518,6 +534,96 @@ describe(`public status surface (${TestDatabase.kind} database)`, () => {
       expect((yield* status("renamed")).status).toBe(404)
       expect((yield* get(s, "/p/renamed")).status).toBe(404)
     })
+  )
+
+  it.scopedLive(
+    "narration shows at once, whatever the window: incident updates, public fields and resolve, maintenance windows and their updates",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* narrating
+        const { alice } = s
+        const api = yield* createTarget(s, "api")
+        const db = yield* createTarget(s, "db")
+        yield* createPage(s, { slug: "narrated" }, [[api, { public_name: "API" }]])
+        const write = (path: string, method: string, json: unknown) =>
+          Effect.map(alice.browser.request(path, { method, json }), (reply) => {
+            expect(reply.status, `${method} ${path}: ${reply.text}`).toBeLessThan(300)
+            return reply.json as { id: string }
+          })
+        const incident = (yield* write("/api/v1/incidents", "POST", {
+          title: "API errors",
+          public_title: "Elevated errors",
+          impact: "partial_outage",
+          components: [api]
+        })).id
+        const text = (path: string) =>
+          Effect.map(get(s, path), (reply) => {
+            expect(reply.status, `${path}: ${reply.text}`).toBe(200)
+            return reply.text
+          })
+        /** Every public surface read, so each is cached for the minute; after a write, what each says then. */
+        const read = Effect.all({
+          json: text("/api/public/v1/status?page=narrated"),
+          incident: text(`/api/public/v1/incidents/${incident}?page=narrated`),
+          html: text("/p/narrated"),
+          incidentHtml: text(`/p/narrated/incidents/${incident}`),
+          rss: text("/api/public/v1/incidents.rss?page=narrated"),
+          maintenance: text("/api/public/v1/maintenance?page=narrated")
+        })
+
+        const before = yield* read
+        expect(before.json).toContain("Elevated errors")
+        expect(before.rss).not.toContain("Found the cause")
+
+        yield* write(`/api/v1/incidents/${incident}/updates`, "POST", {
+          phase: "identified",
+          message: "Found the cause"
+        })
+        const updated = yield* read
+        for (const name of ["incident", "html", "incidentHtml", "rss"] as const) {
+          expect(updated[name], name).toContain("Found the cause")
+        }
+
+        yield* write(`/api/v1/incidents/${incident}`, "PATCH", { public_title: "Slow API responses" })
+        const renamed = yield* read
+        for (const name of ["json", "incident", "html", "incidentHtml", "rss"] as const) {
+          expect(renamed[name], name).toContain("Slow API responses")
+          expect(renamed[name], name).not.toContain("Elevated errors")
+        }
+
+        const hour = 3_600_000
+        const upgrade = (yield* write("/api/v1/maintenance", "POST", {
+          title: "Database upgrade",
+          starts_at: new Date(Date.now() + hour).toISOString(),
+          ends_at: new Date(Date.now() + 2 * hour).toISOString(),
+          components: [api]
+        })).id
+        const scheduled = yield* read
+        for (const name of ["json", "html", "maintenance"] as const) {
+          expect(scheduled[name], name).toContain("Database upgrade")
+        }
+
+        yield* write(`/api/v1/maintenance/${upgrade}/updates`, "POST", { message: "Backups verified" })
+        expect((yield* read).maintenance).toContain("Backups verified")
+        yield* write(`/api/v1/maintenance/${upgrade}`, "PATCH", { title: "Database upgrade to 16" })
+        expect((yield* read).html).toContain("Database upgrade to 16")
+        // Moved off the page's monitors: the window leaves the page, so the edit's former monitors count too.
+        yield* write(`/api/v1/maintenance/${upgrade}`, "PATCH", { components: [db] })
+        expect((yield* read).maintenance).not.toContain("Database upgrade")
+        yield* write(`/api/v1/maintenance/${upgrade}`, "PATCH", { components: [api] })
+        expect((yield* read).maintenance).toContain("Database upgrade to 16")
+        yield* write(`/api/v1/maintenance/${upgrade}`, "DELETE", undefined)
+        const cancelled = yield* read
+        for (const name of ["json", "html", "maintenance"] as const) {
+          expect(cancelled[name], name).not.toContain("Database upgrade")
+        }
+
+        yield* write(`/api/v1/incidents/${incident}/resolve`, "POST", undefined)
+        const resolved = (yield* get(s, "/api/public/v1/status?page=narrated")).json as {
+          incidents: Array<{ id: string; status: string }>
+        }
+        expect(resolved.incidents.find((i) => i.id === incident)?.status).toBe("resolved")
+      })
   )
 
   it.scopedLive("an account scheduled for deletion has no public pages, at once; restoring brings them back", () =>

@@ -120,6 +120,31 @@ describe(`POST /api/v1/targets/test (${TestDatabase.kind} database)`, () => {
     })
   )
 
+  it.scopedLive("a url with another scheme than http or https is 400 VALIDATION_FAILED on check.url, not run", () =>
+    Effect.gen(function* () {
+      const { alice, test } = yield* setup({})
+      for (const url of [
+        "data:text/html,<h1>ok</h1>",
+        "javascript:alert(1)",
+        "ftp://example.com/",
+        "file:///etc/passwd",
+        "example.com/health"
+      ]) {
+        const reply = yield* test({ type: "http", url })
+        expect(reply.status, url).toBe(400)
+        expect(Reply.envelope(reply)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+      }
+      // A scheme that comes from a variable is judged once the value is in place.
+      const variable = yield* alice.browser.request("/api/v1/variables", {
+        json: { key: "base", value: "ftp://example.com" }
+      })
+      expect(variable.status, variable.text).toBe(201)
+      const filled = yield* test({ type: "http", url: "{{base}}/health" })
+      expect(filled.status).toBe(400)
+      expect(Reply.envelope(filled)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+    })
+  )
+
   it.scopedLive("a token needs targets:execute and an org: INSUFFICIENT_SCOPE, ORG_REQUIRED", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup({ CHECKER__ALLOW_PRIVATE_TARGETS: "true" })

@@ -259,6 +259,105 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
   )
 
   it.scopedLive(
+    "an http check's url is an http or https URL: any other scheme is 400 VALIDATION_FAILED on check.url",
+    () =>
+      Effect.gen(function* () {
+        const { alice } = yield* setup
+        const count = Effect.map(alice.browser.request("/api/v1/targets"), (r) => (r.json as { total: number }).total)
+        const urls = ["data:text/html,<h1>ok</h1>", "javascript:alert(1)", "ftp://example.com/", "example.com/health"]
+        for (const url of urls) {
+          const created = yield* alice.browser.request("/api/v1/targets", {
+            json: { name: "x", check: { type: "http", url } }
+          })
+          expect(created.status, url).toBe(400)
+          expect(Http.envelope(created)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+          const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
+            json: {
+              targets: [
+                { name: "ok", check: httpCheck },
+                { name: "bad", check: { type: "http", url } }
+              ]
+            }
+          })
+          expect(bulk.status, url).toBe(400)
+          expect(Http.envelope(bulk)).toMatchObject({ code: "VALIDATION_FAILED", field: "targets[1].check.url" })
+        }
+        // A scheme written before a variable reference is judged as written.
+        const templated = yield* alice.browser.request("/api/v1/targets", {
+          json: { name: "x", check: { type: "http", url: "ftp://{{host}}/" } }
+        })
+        expect(Http.envelope(templated)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+        expect(yield* count).toBe(0)
+
+        const target = (yield* alice.browser.request("/api/v1/targets", { json: { name: "web", check: httpCheck } }))
+          .json as TargetBody
+        for (const url of urls) {
+          const patched = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+            method: "PATCH",
+            json: { check: { type: "http", url } }
+          })
+          expect(patched.status, url).toBe(400)
+          expect(Http.envelope(patched)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+        }
+        const kept = (yield* alice.browser.request(`/api/v1/targets/${target.id}`)).json as TargetBody
+        expect(kept.check["url"]).toBe(httpCheck.url)
+        const https = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+          method: "PATCH",
+          json: { check: { type: "http", url: "HTTP://example.com/other" } }
+        })
+        expect(https.status, https.text).toBe(200)
+      })
+  )
+
+  it.scopedLive(
+    "dns expected_records over 50 values or with a value over 2048 characters is 400 INVALID_DNS_PARAMS on its field",
+    () =>
+      Effect.gen(function* () {
+        const { alice } = yield* setup
+        const dns = (expected_records: ReadonlyArray<string>) => ({
+          type: "dns",
+          domain: "example.com",
+          record_type: "TXT",
+          expected_records
+        })
+        const tooMany = dns(Array.from({ length: 51 }, (_, i) => `v=${i}`))
+        const tooLong = dns(["v=spf1 -all", "x".repeat(2049)])
+        const cases = [
+          [tooMany, "check.expected_records"],
+          [tooLong, "check.expected_records[1]"]
+        ] as const
+        for (const [check, field] of cases) {
+          const created = yield* alice.browser.request("/api/v1/targets", { json: { name: "dns", check } })
+          expect(created.status, field).toBe(400)
+          expect(Http.envelope(created)).toMatchObject({ code: "INVALID_DNS_PARAMS", field })
+          const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
+            json: { targets: [{ name: "dns", check }] }
+          })
+          expect(bulk.status, field).toBe(400)
+          expect(Http.envelope(bulk)).toMatchObject({ code: "INVALID_DNS_PARAMS", field: `targets[0].${field}` })
+          const tested = yield* alice.browser.request("/api/v1/targets/test", { json: { check } })
+          expect(tested.status, field).toBe(400)
+          expect(Http.envelope(tested)).toMatchObject({ code: "INVALID_DNS_PARAMS", field })
+        }
+        const target = yield* alice.browser.request("/api/v1/targets", {
+          json: { name: "dns", check: dns(Array.from({ length: 50 }, (_, i) => `v=${i}`)) }
+        })
+        expect(target.status, target.text).toBe(201)
+        const id = (target.json as TargetBody).id
+        for (const [check, field] of cases) {
+          const patched = yield* alice.browser.request(`/api/v1/targets/${id}`, { method: "PATCH", json: { check } })
+          expect(patched.status, field).toBe(400)
+          expect(Http.envelope(patched)).toMatchObject({ code: "INVALID_DNS_PARAMS", field })
+        }
+        const edge = yield* alice.browser.request(`/api/v1/targets/${id}`, {
+          method: "PATCH",
+          json: { check: dns(["x".repeat(2048)]) }
+        })
+        expect(edge.status, edge.text).toBe(200)
+      })
+  )
+
+  it.scopedLive(
     "regions: the list, a target's regions, PUT with REGION_INVALID (unknown id, manual monitor); tags with counts",
     () =>
       Effect.gen(function* () {
@@ -307,6 +406,80 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
         })
         const filtered = (yield* alice.browser.request("/api/v1/tags?q=P")).json as { data: Array<{ tag: string }> }
         expect(filtered.data.map((t) => t.tag)).toEqual(["prod"])
+      })
+  )
+
+  it.scopedLive(
+    "heartbeat and manual monitors take no regions: create, bulk item and PUT /regions are 422 REGION_INVALID on regions",
+    () =>
+      Effect.gen(function* () {
+        const { alice } = yield* setup
+        const heartbeat = { type: "heartbeat", period: 3600, grace: 600 }
+        const manual = { type: "manual" }
+        const count = Effect.map(alice.browser.request("/api/v1/targets"), (r) => (r.json as { total: number }).total)
+        for (const check of [heartbeat, manual]) {
+          // `local` too: the spec refuses any region assignment on these kinds, not only a remote one.
+          for (const regions of [["local"], ["local", "eu-west"], ["mars"]]) {
+            const single = yield* alice.browser.request("/api/v1/targets", { json: { name: "x", check, regions } })
+            expect(single.status, `${check.type} ${regions}`).toBe(422)
+            expect(Http.envelope(single)).toMatchObject({ code: "REGION_INVALID", field: "regions" })
+          }
+          const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
+            json: {
+              targets: [
+                { name: "probed", check: httpCheck, regions: ["local"] },
+                { name: "evaluated", check, regions: ["local"] }
+              ]
+            }
+          })
+          expect(bulk.status, check.type).toBe(422)
+          expect(Http.envelope(bulk)).toMatchObject({ code: "REGION_INVALID", field: "targets[1].regions" })
+        }
+        expect(yield* count).toBe(0)
+
+        // Without regions they are made, and run where the service evaluates them.
+        for (const check of [heartbeat, manual]) {
+          const created = yield* alice.browser.request("/api/v1/targets", { json: { name: check.type, check } })
+          expect(created.status, created.text).toBe(201)
+          const target = created.json as TargetBody
+          expect(target.regions).toEqual(["local"])
+          // A duplicate copies the stored row and names no region of its own: it is made, in the same place.
+          const copied = yield* alice.browser.request(`/api/v1/targets/${target.id}/duplicate`, {
+            json: { copies: [{ name: `${check.type} copy` }] }
+          })
+          expect(copied.status, copied.text).toBe(201)
+          expect((copied.json as { data: Array<TargetBody> }).data[0]?.regions).toEqual(["local"])
+          // A copy has no regions field, for any kind: naming one is an unknown key.
+          const withRegions = yield* alice.browser.request(`/api/v1/targets/${target.id}/duplicate`, {
+            json: { copies: [{ name: "again", regions: ["local"] }] }
+          })
+          expect(withRegions.status).toBe(422)
+          expect(Http.envelope(withRegions)).toMatchObject({ code: "INVALID_JSON", field: "copies[0].regions" })
+          // Regions change only through PUT /regions: a PATCH naming them is an unknown key, for any kind.
+          const patched = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+            method: "PATCH",
+            json: { regions: ["local"] }
+          })
+          expect(patched.status).toBe(422)
+          expect(Http.envelope(patched)).toMatchObject({ code: "INVALID_JSON", field: "regions" })
+          const renamed = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+            method: "PATCH",
+            json: { name: `${check.type} renamed` }
+          })
+          expect(renamed.status, renamed.text).toBe(200)
+          for (const regions of [["local"], ["mars"]]) {
+            const put = yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`, {
+              method: "PUT",
+              json: { regions }
+            })
+            expect(put.status, `${check.type} ${regions}`).toBe(422)
+            expect(Http.envelope(put)).toMatchObject({ code: "REGION_INVALID", field: "regions" })
+          }
+          const own = (yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`)).json as {
+            regions: Array<{ id: string }>
+          }
+          expect(own.regions.map((r) => r.id)).toEqual(["local"])
+        }
       })
   )
 })
