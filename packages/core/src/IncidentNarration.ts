@@ -10,11 +10,14 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as ApiError from "./ApiError.js"
 import * as DecodeFailure from "./DecodeFailure.js"
 import { type Origin, Phase, Severity } from "./Incident.js"
+import type * as Plan from "./Plan.js"
+import * as PlanLimits from "./PlanLimits.js"
 import * as RequestBody from "./RequestBody.js"
 import type { Violation } from "./TargetRules.js"
 import { atMost } from "./TextLength.js"
@@ -165,3 +168,26 @@ export const decodePatch = (origin: Origin, body: unknown): Either.Either<PatchI
  */
 export const decodeUpdate: (body: unknown) => Either.Either<PostIncidentUpdate, ApiError.ApiError> =
   decodeBody(PostIncidentUpdate)
+
+/**
+ * The plan's gate on public narration: without `incident_narration_enabled`, a write naming a public field (the
+ * public title or description, a declaration's first message) is 403 `INCIDENT_NARRATION_DISABLED` on the first
+ * such field, and a timeline update (`field` null) is refused whole. Private fields (the title, severity) stay
+ * writable.
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const planGate = (
+  plan: Plan.Plan,
+  write:
+    | { readonly _tag: "Fields"; readonly fields: Readonly<Record<string, unknown>> }
+    | { readonly _tag: "TimelineUpdate" }
+): Option.Option<ApiError.ErrorOf<403>> => {
+  if (PlanLimits.includes(plan, "incident_narration")) return Option.none()
+  if (write._tag === "TimelineUpdate") return PlanLimits.gate(plan, "incident_narration")
+  const field = publicFields.find((name) => write.fields[name] !== undefined)
+  return field === undefined ? Option.none() : PlanLimits.gate(plan, "incident_narration", field)
+}
+
+const publicFields = ["public_title", "public_description", "message"] as const

@@ -9,8 +9,11 @@
  * @since 0.2.0
  */
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as ApiError from "./ApiError.js"
+import type * as Plan from "./Plan.js"
+import * as PlanLimits from "./PlanLimits.js"
 import { PublicLocale } from "./PublicLocale.js"
 import * as RequestBody from "./RequestBody.js"
 import { TargetId, WriteSource } from "./Target.js"
@@ -496,7 +499,8 @@ export interface AccessContext {
   readonly passwordStored: boolean
   /** The stored access has `protected: true` (such a page stays editable after its plan loses private pages). */
   readonly wasProtected: boolean
-  readonly privatePagesEnabled: boolean
+  /** The account's plan in force: private pages are one of its features. */
+  readonly plan: Plan.Plan
 }
 
 /**
@@ -526,8 +530,9 @@ export const resolveAccess = (
         invalid("access.protected", "A protected page needs a way in: the email code with a rule, or the password")
       )
     }
-    if (!context.privatePagesEnabled && !context.wasProtected) {
-      return Either.left(ApiError.make("PRIVATE_PAGES_DISABLED", "The plan does not include private status pages"))
+    if (!context.wasProtected) {
+      const gated = PlanLimits.gate(context.plan, "private_pages")
+      if (Option.isSome(gated)) return Either.left(gated.value)
     }
   }
   return Either.right(input)

@@ -13,6 +13,7 @@ import * as Either from "effect/Either"
 import * as ApiError from "./ApiError.js"
 import type { CheckKind, CheckSpec } from "./CheckSpec.js"
 import type * as Plan from "./Plan.js"
+import * as PlanLimits from "./PlanLimits.js"
 import type { AlertBinding, CreateTarget, PatchTarget, RegionPolicy } from "./Target.js"
 
 /**
@@ -195,8 +196,9 @@ const defaultRegions: ReadonlyArray<string> = ["local"]
 const checkRules = (check: CheckSpec, plan: Plan.Plan, creating: boolean): Violation | undefined => {
   switch (check.type) {
     case "flow": {
-      if (creating && plan.quotas.max_flow_checks === 0) {
-        return violation("FLOW_CHECKS_DISABLED", "check.type", `flow checks are not available on the ${plan.name} plan`)
+      if (creating && !PlanLimits.includes(plan, "flow_checks")) {
+        const { code, message, details } = PlanLimits.refusal(plan, "flow_checks")
+        return violation(code, "check.type", message, details)
       }
       const max = plan.quotas.max_flow_steps
       if (check.steps.length > max) {

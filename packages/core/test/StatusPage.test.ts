@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as ApiError from "../src/ApiError.js"
+import * as Plan from "../src/Plan.js"
 import * as StatusPage from "../src/StatusPage.js"
 
 const refusal = (either: Either.Either<unknown, ApiError.ApiError>) => {
@@ -15,7 +16,11 @@ const decoded = (u: unknown) => {
   return either.right
 }
 
-const open = { passwordStored: false, wasProtected: false, privatePagesEnabled: true }
+const withPrivatePages = (enabled: boolean): Plan.Plan => ({
+  ...Plan.plans.free,
+  flags: { ...Plan.plans.free.flags, private_pages_enabled: enabled }
+})
+const open = { passwordStored: false, wasProtected: false, plan: withPrivatePages(true) }
 
 describe("StatusPage", () => {
   it("slugs are DNS labels in lower case, reserved words refused", () => {
@@ -151,7 +156,7 @@ describe("StatusPage", () => {
     const off = decoded({ protected: true, email_code: { enabled: false, allow: ["@example.com"] } })
     expect(refusal(StatusPage.resolveAccess(off, open)).code).toBe("ACCESS_INVALID")
 
-    const noPlan = { ...open, privatePagesEnabled: false }
+    const noPlan = { ...open, plan: withPrivatePages(false) }
     expect(refusal(StatusPage.resolveAccess(byEmail, noPlan))).toEqual({
       status: 403,
       code: "PRIVATE_PAGES_DISABLED",

@@ -14,22 +14,15 @@ import { Caller } from "@signalman/core/api/Authentication"
 import type { ListIncidentPeriods } from "@signalman/core/api/Incidents"
 import type { AccountId } from "@signalman/core/Identity"
 import * as IncidentNarration from "@signalman/core/IncidentNarration"
-import type * as Plan from "@signalman/core/Plan"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { requireOrg, requireScope } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
 import { notFound as targetNotFound } from "../targets/Targets.js"
 import { Incidents, notFound } from "./Incidents.js"
 import { IncidentWriter } from "./IncidentWriter.js"
 import { DeliveryLog } from "./Seams.js"
-
-/** Public narration (public title and description, timeline updates) needs the plan's `incident_narration_enabled`. */
-const narrationDisabled = (plan: Plan.Plan, field: string | null) =>
-  ApiError.make("INCIDENT_NARRATION_DISABLED", "Public incident narration is not part of this plan", {
-    field,
-    details: { flag: "incident_narration_enabled", plan: plan.id }
-  })
 
 const METRICS_DEFAULT_DAYS = 30
 
@@ -94,10 +87,11 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
           const org = yield* requireOrg
           const caller = yield* Caller
           const plan = yield* planOf(org.accountId)
-          if (!plan.flags.incident_narration_enabled) {
-            if (payload.public_title !== undefined) return yield* Effect.fail(narrationDisabled(plan, "public_title"))
-            if (payload.message !== undefined) return yield* Effect.fail(narrationDisabled(plan, "message"))
-          }
+          const gated = IncidentNarration.planGate(plan, {
+            _tag: "Fields",
+            fields: { public_title: payload.public_title, message: payload.message }
+          })
+          if (Option.isSome(gated)) return yield* Effect.fail(gated.value)
           const id = yield* incidents.declare(org.id, caller.user.id, payload)
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.succeed(HttpServerResponse.setHeader(response, "location", `/api/v1/incidents/${id}`))
@@ -118,12 +112,11 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
           const org = yield* requireOrg
           const plan = yield* planOf(org.accountId)
           const changed = yield* incidents.narrate(org.id, path.id, (row) => {
-            if (!plan.flags.incident_narration_enabled) {
-              if (payload.public_title !== undefined) return Effect.fail(narrationDisabled(plan, "public_title"))
-              if (payload.public_description !== undefined) {
-                return Effect.fail(narrationDisabled(plan, "public_description"))
-              }
-            }
+            const gated = IncidentNarration.planGate(plan, {
+              _tag: "Fields",
+              fields: { public_title: payload.public_title, public_description: payload.public_description }
+            })
+            if (Option.isSome(gated)) return Effect.fail(gated.value)
             const broken = IncidentNarration.checkPatch(row.origin, payload)
             return broken === undefined
               ? Effect.succeed(payload)
@@ -140,7 +133,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
           const caller = yield* Caller
           if ((yield* incidents.one(org.id, path.id)) === undefined) return yield* Effect.fail(notFound)
           const plan = yield* planOf(org.accountId)
-          if (!plan.flags.incident_narration_enabled) return yield* Effect.fail(narrationDisabled(plan, null))
+          const gated = IncidentNarration.planGate(plan, { _tag: "TimelineUpdate" })
+          if (Option.isSome(gated)) return yield* Effect.fail(gated.value)
           const update = yield* incidents.postUpdate(org.id, path.id, caller.user.id, payload)
           return update === undefined ? yield* Effect.fail(notFound) : update
         })

@@ -11,12 +11,14 @@ import * as Argon2 from "@node-rs/argon2"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import type * as Plan from "@signalman/core/Plan"
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import { PublicLocale } from "@signalman/core/PublicLocale"
 import * as StatusPage from "@signalman/core/StatusPage"
 import { TargetId, WriteSource } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AuditLog } from "../audit/AuditLog.js"
 import { Invalidation } from "../auth/Invalidation.js"
@@ -184,24 +186,14 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
       branding: StatusPage.Branding
     ) =>
       Effect.gen(function* () {
-        if (
-          customDomain !== undefined &&
-          customDomain !== null &&
-          customDomain !== stored?.custom_domain &&
-          !plan.flags.custom_domain_enabled
-        ) {
-          return yield* Effect.fail(
-            ApiError.make("CUSTOM_DOMAIN_DISABLED", "The plan does not include custom domains", {
-              field: "custom_domain"
-            })
-          )
+        // A page keeps what it already has after its plan loses the feature: only a new value is gated.
+        if (customDomain !== undefined && customDomain !== null && customDomain !== stored?.custom_domain) {
+          const gated = PlanLimits.gate(plan, "custom_domain", "custom_domain")
+          if (Option.isSome(gated)) return yield* Effect.fail(gated.value)
         }
-        if (branding.hide_powered_by && stored?.branding.hide_powered_by !== true && !plan.flags.white_label_enabled) {
-          return yield* Effect.fail(
-            ApiError.make("WHITE_LABEL_DISABLED", "The plan does not include hiding the powered-by badge", {
-              field: "branding.hide_powered_by"
-            })
-          )
+        if (branding.hide_powered_by && stored?.branding.hide_powered_by !== true) {
+          const gated = PlanLimits.gate(plan, "white_label", "branding.hide_powered_by")
+          if (Option.isSome(gated)) return yield* Effect.fail(gated.value)
         }
       })
 
@@ -246,7 +238,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
             StatusPage.resolveAccess(decoded, {
               passwordStored: prepared.hash !== undefined || stored?.password_hash != null,
               wasProtected: stored?.access?.protected === true,
-              privatePagesEnabled: plan.flags.private_pages_enabled
+              plan
             })
           )
         )

@@ -11,6 +11,7 @@ import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import { MAX_BULK_TARGETS, Region, TargetBatch } from "@signalman/core/api/Targets"
 import * as BulkAction from "@signalman/core/BulkAction"
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import { Target } from "@signalman/core/Target"
 import * as TargetCopy from "@signalman/core/TargetCopy"
 import type { ResolvedTarget } from "@signalman/core/TargetRules"
@@ -141,13 +142,9 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
               })
             )
           }
-          if (spec.type === "flow" && plan.quotas.max_flow_checks === 0) {
-            return yield* Effect.fail(
-              ApiError.make("FLOW_CHECKS_DISABLED", "Browser flows are not part of this plan", {
-                field: "check.type",
-                details: { quota: "max_flow_checks", limit: 0, plan: plan.id }
-              })
-            )
+          if (spec.type === "flow") {
+            const gated = PlanLimits.gate(plan, "flow_checks", "check.type")
+            if (Option.isSome(gated)) return yield* Effect.fail(gated.value)
           }
           const found = yield* Validation.checkSpec(spec, allowPrivate, org.id)
           // A test runs the check with the values in place. A saved monitor keeps its references as written and
