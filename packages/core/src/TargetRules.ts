@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as ApiError from "./ApiError.js"
 import type { CheckKind, CheckSpec } from "./CheckSpec.js"
 import type * as Plan from "./Plan.js"
@@ -295,6 +296,41 @@ export const regionAssignment = (kind: CheckKind): Violation | undefined =>
         `a ${kind} monitor is evaluated by the service itself and takes no regions`
       )
     : undefined
+
+/**
+ * Whether a check of this kind can be run on request (`POST /targets/test`, `check-now`): heartbeat and manual
+ * monitors have no probe, 422 `HEARTBEAT_NOT_PROBEABLE`.
+ *
+ * @since 0.2.0
+ * @category kinds
+ */
+export const probeable = (kind: CheckKind, field: string | null = null): Option.Option<ApiError.ErrorOf<422>> =>
+  localOnly(kind)
+    ? Option.some(ApiError.make("HEARTBEAT_NOT_PROBEABLE", `A ${kind} monitor has no probe to run`, { field }))
+    : Option.none()
+
+/**
+ * Whether a check of this kind can run in the given regions: a flow needs a browser, so at least one of its regions
+ * must have a flow-capable agent, 422 `NO_FLOW_CAPABLE_AGENT` otherwise (`field` names where the regions came from,
+ * `details.regions` lists them). Other kinds run anywhere.
+ *
+ * @since 0.2.0
+ * @category kinds
+ */
+export const placement = (
+  kind: CheckKind,
+  regions: ReadonlyArray<string>,
+  flowCapable: (region: string) => boolean,
+  field: string | null = null
+): Option.Option<ApiError.ErrorOf<422>> =>
+  kind === "flow" && !regions.some(flowCapable)
+    ? Option.some(
+        ApiError.make("NO_FLOW_CAPABLE_AGENT", "None of these regions has an agent that can run a browser flow", {
+          field,
+          details: { regions }
+        })
+      )
+    : Option.none()
 
 const policyRule = (policy: RegionPolicy, regions: ReadonlyArray<string>): Violation | undefined =>
   typeof policy === "object" && policy.count > regions.length

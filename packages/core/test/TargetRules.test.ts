@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CheckSpec } from "../src/CheckSpec.js"
 import * as Plan from "../src/Plan.js"
@@ -510,5 +511,26 @@ describe("TargetRules", () => {
         field: "check.steps"
       })
     })
+  })
+})
+
+describe("TargetRules kinds", () => {
+  it("heartbeat and manual monitors are not probeable: 422 HEARTBEAT_NOT_PROBEABLE on the field given", () => {
+    for (const kind of ["heartbeat", "manual"] as const) {
+      const refusal = Option.getOrThrow(TargetRules.probeable(kind, "check.type"))
+      expect(refusal).toMatchObject({ status: 422, code: "HEARTBEAT_NOT_PROBEABLE", field: "check.type" })
+    }
+    for (const kind of ["http", "tcp", "ping", "dns", "tls_cert", "domain_expiry", "flow"] as const) {
+      expect(Option.isNone(TargetRules.probeable(kind))).toBe(true)
+    }
+  })
+
+  it("a flow needs one flow-capable region: 422 NO_FLOW_CAPABLE_AGENT listing the regions; other kinds run anywhere", () => {
+    const capable = (r: string) => r === "eu-west"
+    const refusal = Option.getOrThrow(TargetRules.placement("flow", ["local", "us-east"], capable, "regions"))
+    expect(refusal).toMatchObject({ status: 422, code: "NO_FLOW_CAPABLE_AGENT", field: "regions" })
+    expect(refusal.details).toEqual({ regions: ["local", "us-east"] })
+    expect(Option.isNone(TargetRules.placement("flow", ["local", "eu-west"], capable))).toBe(true)
+    expect(Option.isNone(TargetRules.placement("http", ["local"], () => false))).toBe(true)
   })
 })

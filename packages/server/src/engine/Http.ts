@@ -4,8 +4,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
+import * as Region from "@signalman/core/Region"
+import * as TargetRules from "@signalman/core/TargetRules"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { requireOrg, requireScope } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
 import { notFound, Targets } from "../targets/Targets.js"
@@ -73,17 +76,11 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
           const org = yield* requireOrg
           const row = yield* targets.one(org, path.id)
           if (row === undefined) return yield* Effect.fail(notFound)
-          if (row.kind === "heartbeat" || row.kind === "manual") {
-            return yield* Effect.fail(
-              ApiError.make("HEARTBEAT_NOT_PROBEABLE", `A ${row.kind} monitor has no probe to run`)
-            )
-          }
-          // As POST /targets/test answers: no region here has a browser engine yet.
-          if (row.kind === "flow") {
-            return yield* Effect.fail(
-              ApiError.make("NO_FLOW_CAPABLE_AGENT", "Browser flows need a region with a browser engine")
-            )
-          }
+          const unprobeable = TargetRules.probeable(row.kind)
+          if (Option.isSome(unprobeable)) return yield* Effect.fail(unprobeable.value)
+          // As POST /targets/test answers: a check run now runs in this process, the local region, with no browser.
+          const unplaced = TargetRules.placement(row.kind, [Region.LOCAL], () => false)
+          if (Option.isSome(unplaced)) return yield* Effect.fail(unplaced.value)
           const result = yield* runner.run({
             id: row.id,
             orgId: row.org_id,

@@ -11,6 +11,7 @@ import type { CreateTarget } from "@signalman/core/Target"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { Abuse } from "../abuse/Abuse.js"
 import { AppConfig } from "../Config.js"
 import { Channels } from "../channels/Channels.js"
@@ -92,15 +93,13 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
         if (Either.isLeft(resolved)) return yield* Effect.fail(Validation.toApiError(resolved.left))
         yield* checkAlerts(writer.org, resolved.right.alerts)
         yield* checkRegions(writer, resolved.right.regions, index)
-        // A flow needs a browser: at least one of its regions must have an agent that can drive one.
-        if (body.check.type === "flow" && !resolved.right.regions.some((r) => index.flowCapable.has(r))) {
-          return yield* Effect.fail(
-            ApiError.make("NO_FLOW_CAPABLE_AGENT", "None of these regions has an agent that can run a browser flow", {
-              field: "regions",
-              details: { regions: resolved.right.regions }
-            })
-          )
-        }
+        const unplaced = TargetRules.placement(
+          body.check.type,
+          resolved.right.regions,
+          (r) => index.flowCapable.has(r),
+          "regions"
+        )
+        if (Option.isSome(unplaced)) return yield* Effect.fail(unplaced.value)
         return resolved.right
       })
 

@@ -9,6 +9,7 @@ import * as TargetCopy from "@signalman/core/TargetCopy"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import type { Variables } from "../variables/Variables.js"
 import { Admission, type Writer } from "./Admission.js"
 import { type TargetRow, Targets } from "./Targets.js"
@@ -28,13 +29,8 @@ export class Duplicates extends Effect.Service<Duplicates>()("Signalman/TargetDu
         const source = yield* targets.resolved(row)
         const check = source.check
         const index = yield* admission.enabledRegions
-        if (check.type === "flow" && !row.regions.some((r) => index.flowCapable.has(r))) {
-          return yield* Effect.fail(
-            ApiError.make("NO_FLOW_CAPABLE_AGENT", "None of this flow's regions has an agent that can run a browser", {
-              details: { regions: row.regions }
-            })
-          )
-        }
+        const unplaced = TargetRules.placement(check.type, row.regions, (r) => index.flowCapable.has(r))
+        if (Option.isSome(unplaced)) return yield* Effect.fail(unplaced.value)
         return yield* Effect.forEach(requests, (request, i) =>
           Effect.gen(function* () {
             const addressed = TargetCopy.withAddress(check, request.address)

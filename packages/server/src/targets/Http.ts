@@ -12,6 +12,7 @@ import { Caller } from "@signalman/core/api/Authentication"
 import { MAX_BULK_TARGETS, Region, TargetBatch } from "@signalman/core/api/Targets"
 import * as BulkAction from "@signalman/core/BulkAction"
 import * as PlanLimits from "@signalman/core/PlanLimits"
+import * as Regions from "@signalman/core/Region"
 import { Target } from "@signalman/core/Target"
 import * as TargetCopy from "@signalman/core/TargetCopy"
 import type { ResolvedTarget } from "@signalman/core/TargetRules"
@@ -135,13 +136,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           yield* requireScope("targets:execute")
           const { org, plan } = yield* orgAndPlan
           const spec = payload.check
-          if (spec.type === "heartbeat" || spec.type === "manual") {
-            return yield* Effect.fail(
-              ApiError.make("HEARTBEAT_NOT_PROBEABLE", `A ${spec.type} monitor has no probe to test`, {
-                field: "check.type"
-              })
-            )
-          }
+          const unprobeable = TargetRules.probeable(spec.type, "check.type")
+          if (Option.isSome(unprobeable)) return yield* Effect.fail(unprobeable.value)
           if (spec.type === "flow") {
             const gated = PlanLimits.gate(plan, "flow_checks", "check.type")
             if (Option.isSome(gated)) return yield* Effect.fail(gated.value)
@@ -151,13 +147,11 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           // the scheduler resolves them at probe time, so a rotation takes effect without touching the monitor.
           const runnable = yield* Validation.substitute(spec, found, allowPrivate)
           yield* abuse.check(runnable)
-          return yield* probes
-            .runOnce(runnable)
-            .pipe(
-              Effect.catchTag("Unprobeable", (e) =>
-                Effect.fail(ApiError.make("NO_FLOW_CAPABLE_AGENT", e.message, { field: "check.type" }))
-              )
-            )
+          // A test runs in this process, the local region, which has no browser engine.
+          const unplaced = TargetRules.placement(spec.type, [Regions.LOCAL], () => false, "check.type")
+          if (Option.isSome(unplaced)) return yield* Effect.fail(unplaced.value)
+          // Every kind left has a probe here: a refusal now is a defect, not an answer.
+          return yield* probes.runOnce(runnable).pipe(Effect.catchTag("Unprobeable", Effect.die))
         })
       )
       .handle("create", ({ payload }) =>
