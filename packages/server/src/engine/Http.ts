@@ -12,7 +12,7 @@ import { notFound, Targets } from "../targets/Targets.js"
 import { Readings } from "./Readings.js"
 import { isBlocked } from "./ResultObservers.js"
 import { ResultStore } from "./ResultStore.js"
-import { Runner } from "./Runner.js"
+import { StoredChecks } from "./StoredChecks.js"
 
 const DAY = 86_400_000
 const SUMMARY_TTL_MS = 5_000
@@ -29,7 +29,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
     const plans = yield* Plans
     const readings = yield* Readings
     const store = yield* ResultStore
-    const runner = yield* Runner
+    const storedChecks = yield* StoredChecks
     const summaries = new Map<
       string,
       { readonly until: number; readonly value: Effect.Effect.Success<ReturnType<typeof readings.summary>> }
@@ -84,7 +84,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
               ApiError.make("NO_FLOW_CAPABLE_AGENT", "Browser flows need a region with a browser engine")
             )
           }
-          const result = yield* runner.run({
+          const result = yield* storedChecks.runNow({
             id: row.id,
             orgId: row.org_id,
             checkSpec: row.check_spec,
