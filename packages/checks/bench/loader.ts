@@ -142,9 +142,28 @@ const specs: ReadonlyArray<Target & { readonly spec: CheckSpec }> = targets.map(
   spec: Schema.decodeUnknownSync(CheckSpec)({ type: "http", url: target.url, expected_status: 200 })
 }))
 
+// Why a check did not pass, for the report.
+const notUp = (result: Runner.Result): string => {
+  switch (result._tag) {
+    case "Ran":
+      return `${result.outcome.status}: ${result.outcome.error ?? "no error"}`
+    case "Dropped":
+      return "dropped by the per-host throttle"
+    case "Expired":
+      return "expired before it could start"
+    case "Unprobeable":
+      return result.error.message
+    case "Died":
+      return `died: ${Cause.pretty(result.cause)}`
+  }
+}
+
+// The scheduler's default lease (scheduler.lease_secs): a job still waiting for a permit past it is not run.
+const LEASE_MS = 120_000
+
 // A round is run the way the server's scheduler runs a claimed batch: a job per check made for the batch, each due
-// now (so each goes through the wait for its due time, which is over at once), and every result taken as it
-// finishes (`runEach`), not from an answer at the batch's end.
+// now (so each goes through the wait for its due time, which is over at once) with its lease's end as its deadline,
+// and every result taken as it finishes (`runEach`), not from an answer at the batch's end.
 const engineBatch = (
   runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<typeof engineLayer>, never>
 ): Promise<Batch> =>
@@ -152,7 +171,8 @@ const engineBatch = (
     Effect.gen(function* () {
       const runner = yield* Runner.Runner
       const dueMs = Date.now()
-      const jobs = specs.map((target) => ({ org: target.org, url: target.url, spec: target.spec, dueMs }))
+      const deadlineMs = dueMs + LEASE_MS
+      const jobs = specs.map((target) => ({ org: target.org, url: target.url, spec: target.spec, dueMs, deadlineMs }))
       const problems: Array<string> = []
       let ok = 0
       const judge = (result: Runner.Result<(typeof jobs)[number]>) =>
@@ -165,15 +185,7 @@ const engineBatch = (
             ok++
             return
           }
-          const why =
-            result._tag === "Ran"
-              ? `${result.outcome.status}: ${result.outcome.error ?? "no error"}`
-              : result._tag === "Dropped"
-                ? "dropped by the per-host throttle"
-                : result._tag === "Unprobeable"
-                  ? result.error.message
-                  : `died: ${Cause.pretty(result.cause)}`
-          problems.push(`${result.job.url}: ${why}`)
+          problems.push(`${result.job.url}: ${notUp(result)}`)
         })
       yield* runner.runEach(jobs, judge)
       return { ok, problems }
@@ -235,7 +247,7 @@ const main = async (): Promise<void> => {
     _tag: "Ready",
     describe:
       mode === "engine"
-        ? "the engine, as the scheduler runs it: Runner.runEach with due times (checker.max_concurrency) -> per-host throttle -> http probe -> Dial with the guard -> undici Client over the dialed socket"
+        ? "the engine, as the scheduler runs it: Runner.runEach with due times and deadlines (checker.max_concurrency) -> per-host throttle -> http probe -> Dial with the guard -> undici Client over the dialed socket"
         : "bare undici: a new Client per request (a fresh connection), GET, body read to its end, client closed"
   })
 }

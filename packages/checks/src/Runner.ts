@@ -4,6 +4,7 @@
  * due time, runs through {@link Probe.run} (under the probe's own deadline, its timeout), at most
  * `checker.max_concurrency` in flight in the whole process, and under the per-host {@link Throttle}, so a job whose
  * (org, host, port) is already at `checker.per_host_max_inflight` is dropped, not queued (the spec's over-cap tick).
+ * A job that cannot start by its deadline (its lease's end: past it another worker may hold the job) is not run.
  * `run` answers the results in the order of the jobs, each with its job; `runEach` hands each result to the caller
  * as its job finishes and keeps none (the scheduler's way).
  *
@@ -41,12 +42,19 @@ export interface Job {
    * ahead of time so that each check can start on time). Absent or past: at once.
    */
   readonly dueMs?: number | undefined
+  /**
+   * The latest the check may start, in epoch milliseconds of the `Clock`: the end of the caller's lease on the
+   * job, past which another worker may have taken it. A job still waiting for a permit then is not run
+   * (`Expired`). Absent: no deadline.
+   */
+  readonly deadlineMs?: number | undefined
 }
 
 /**
  * What became of one job: `Ran` with the probe's outcome, `Dropped` by the per-host throttle (no result is written,
- * no alert fires), `Unprobeable` (a heartbeat, manual or flow spec this runner has no probe for), or `Died` (the
- * probe had a defect, a bug: the cause is there for the caller to log; the rest of the batch runs on).
+ * no alert fires), `Expired` (its deadline passed before it could start: not run), `Unprobeable` (a heartbeat,
+ * manual or flow spec this runner has no probe for), or `Died` (the probe had a defect, a bug: the cause is there
+ * for the caller to log; the rest of the batch runs on).
  *
  * @since 0.1.0
  * @category models
@@ -54,11 +62,12 @@ export interface Job {
 export type Result<J extends Job = Job> =
   | { readonly _tag: "Ran"; readonly job: J; readonly outcome: ProbeOutcome }
   | { readonly _tag: "Dropped"; readonly job: J; readonly key: Throttle.Key }
+  | { readonly _tag: "Expired"; readonly job: J }
   | { readonly _tag: "Unprobeable"; readonly job: J; readonly error: Probe.Unprobeable }
   | { readonly _tag: "Died"; readonly job: J; readonly cause: Cause.Cause<never> }
 
 /**
- * How many jobs of a batch ran, were dropped, had no probe and died.
+ * How many jobs of a batch ran, were dropped, expired, had no probe and died.
  *
  * @since 0.1.0
  * @category models
@@ -66,6 +75,7 @@ export type Result<J extends Job = Job> =
 export interface Tally {
   readonly ran: number
   readonly dropped: number
+  readonly expired: number
   readonly unprobeable: number
   readonly died: number
 }
@@ -138,11 +148,12 @@ export const make = (options: Options): Effect.Effect<Api, never, Throttle.Throt
     // the host slot are taken in order and given back together however the check ends. The probe benchmark
     // (docs/probes.md) showed nesting a combinator for each (permit, count, slot) costing a check as much as its
     // whole http exchange.
-    const one = <J extends Job>(job: J): Effect.Effect<Result<J>, never, Probe.Environment> => {
-      const key = Throttle.keyOf(job.org, job.spec)
-      return Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(restore(permits.take(1)), () => {
+    const one = <J extends Job>(job: J): Effect.Effect<Result<J>, never, Probe.Environment> =>
+      Effect.uninterruptibleMask((restore) => {
+        // Runs with the permit taken; each way out gives back what it took.
+        const admitted = (): Effect.Effect<Result<J>, never, Probe.Environment> => {
           held++
+          const key = Throttle.keyOf(job.org, job.spec)
           const slotted = Option.isSome(key)
           if (slotted && !throttle.enter(key.value)) {
             held--
@@ -159,9 +170,19 @@ export const make = (options: Options): Effect.Effect<Api, never, Throttle.Throt
               return permits.release(1)
             }
           )
-        })
-      )
-    }
+        }
+        const deadline = job.deadlineMs
+        // The deadline is judged once the permit is held, since the wait for it is what can run past a lease.
+        return Effect.flatMap(
+          restore(permits.take(1)),
+          deadline === undefined
+            ? admitted
+            : () =>
+                Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                  now > deadline ? Effect.as(permits.release(1), { _tag: "Expired", job } as const) : admitted()
+                )
+        )
+      })
 
     // A batch runs on at most maxConcurrency worker fibers, each taking the next job when its last one ends, as a
     // plain loop of workers would: a fiber per job (Effect.forEach's way) cost a check as much as its whole
@@ -267,6 +288,7 @@ export const layer = (options: Options): Layer.Layer<Runner, never, Throttle.Thr
 export const tally = (results: ReadonlyArray<Result<Job>>): Tally => {
   let ran = 0
   let dropped = 0
+  let expired = 0
   let unprobeable = 0
   let died = 0
   for (const result of results) {
@@ -277,6 +299,9 @@ export const tally = (results: ReadonlyArray<Result<Job>>): Tally => {
       case "Dropped":
         dropped++
         break
+      case "Expired":
+        expired++
+        break
       case "Unprobeable":
         unprobeable++
         break
@@ -285,5 +310,5 @@ export const tally = (results: ReadonlyArray<Result<Job>>): Tally => {
         break
     }
   }
-  return { ran, dropped, unprobeable, died }
+  return { ran, dropped, expired, unprobeable, died }
 }

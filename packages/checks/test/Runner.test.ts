@@ -65,7 +65,7 @@ describe("Runner", () => {
       const { server, peak } = yield* holdingServer(() => HOLD_MS)
       const run = yield* Runner.Runner
       const results = yield* run.run(distinctOrgs(server.origin, 12))
-      assert.deepStrictEqual(Runner.tally(results), { ran: 12, dropped: 0, unprobeable: 0, died: 0 })
+      assert.deepStrictEqual(Runner.tally(results), { ran: 12, dropped: 0, expired: 0, unprobeable: 0, died: 0 })
       assert.isTrue(
         results.every((r) => r._tag === "Ran" && r.outcome.status === "up"),
         "every check ran and was up"
@@ -84,7 +84,13 @@ describe("Runner", () => {
       const [first, second] = yield* Effect.all([run.run(jobs.slice(0, 6)), run.run(jobs.slice(6))], {
         concurrency: "unbounded"
       })
-      assert.deepStrictEqual(Runner.tally([...first, ...second]), { ran: 12, dropped: 0, unprobeable: 0, died: 0 })
+      assert.deepStrictEqual(Runner.tally([...first, ...second]), {
+        ran: 12,
+        dropped: 0,
+        expired: 0,
+        unprobeable: 0,
+        died: 0
+      })
       assert.strictEqual(peak(), 3, "3 in flight between both batches, not 3 each")
     }).pipe(Effect.provide(runner(3)))
   )
@@ -96,7 +102,7 @@ describe("Runner", () => {
       const url = `${server.origin}/same`
       const jobs = Array.from({ length: 5 }, () => ({ org: "org-1", spec: spec({ type: "http", url }) }))
       const results = yield* run.run(jobs)
-      assert.deepStrictEqual(Runner.tally(results), { ran: 2, dropped: 3, unprobeable: 0, died: 0 })
+      assert.deepStrictEqual(Runner.tally(results), { ran: 2, dropped: 3, expired: 0, unprobeable: 0, died: 0 })
       assert.strictEqual(server.requests.length, 2, "a dropped check sends nothing")
       for (const result of results) {
         if (result._tag === "Dropped") {
@@ -114,7 +120,7 @@ describe("Runner", () => {
       const results = yield* run.run(
         Array.from({ length: 4 }, () => ({ org: "org-1", spec: spec({ type: "http", url }) }))
       )
-      assert.deepStrictEqual(Runner.tally(results), { ran: 4, dropped: 0, unprobeable: 0, died: 0 })
+      assert.deepStrictEqual(Runner.tally(results), { ran: 4, dropped: 0, expired: 0, unprobeable: 0, died: 0 })
       assert.strictEqual(server.requests.length, 4)
     }).pipe(Effect.provide(runner(1)))
   )
@@ -143,7 +149,7 @@ describe("Runner", () => {
         if (result._tag !== "Ran") continue
         assert.strictEqual(result.outcome.details?.["final_url"], `${server.origin}/${result.job.n}`)
       }
-      assert.deepStrictEqual(Runner.tally(results), { ran: 6, dropped: 0, unprobeable: 1, died: 0 })
+      assert.deepStrictEqual(Runner.tally(results), { ran: 6, dropped: 0, expired: 0, unprobeable: 1, died: 0 })
       assert.strictEqual(server.requests.length, count)
     }).pipe(Effect.provide(runner(8)))
   )
@@ -264,6 +270,47 @@ describe("Runner", () => {
     }).pipe(Effect.provide(runner(1)))
   )
 
+  it.scoped("a job still waiting for a permit at its deadline is Expired: never sent, holding nothing", () =>
+    Effect.gen(function* () {
+      // Holds each request until the test answers it, so the first job keeps the runner's only permit.
+      const waiting: Array<() => void> = []
+      const server = yield* httpServer((_, response) => {
+        waiting.push(() => {
+          response.writeHead(200)
+          response.end("ok")
+        })
+      })
+      const run = yield* Runner.Runner
+      const start = yield* Clock.currentTimeMillis
+      const jobs: ReadonlyArray<Numbered> = [
+        { n: 0, org: "org-0", spec: spec({ type: "http", url: `${server.origin}/first` }) },
+        { n: 1, org: "org-1", spec: spec({ type: "http", url: `${server.origin}/late` }), deadlineMs: start + 1_000 }
+      ]
+      const batch = yield* Effect.fork(run.run(jobs))
+      // The real clock paces this wait for the request (the test's clock only moves when told).
+      yield* TestServices.provideLive(
+        Effect.repeat(
+          Effect.sync(() => server.requests.length),
+          { until: (n) => n === 1, schedule: Schedule.spaced("10 millis") }
+        ).pipe(Effect.timeout("10 seconds"))
+      )
+      yield* TestClock.adjust("1001 millis")
+      for (const answer of waiting.splice(0)) answer()
+      const results = yield* Fiber.join(batch)
+      assert.deepStrictEqual(
+        results.map((r) => r._tag),
+        ["Ran", "Expired"]
+      )
+      assert.deepStrictEqual(
+        server.requests.map((r) => r.url),
+        ["/first"],
+        "an expired job sends nothing"
+      )
+      assert.deepStrictEqual(Runner.tally(results), { ran: 1, dropped: 0, expired: 1, unprobeable: 0, died: 0 })
+      assert.strictEqual(yield* run.inflight, 0)
+    }).pipe(Effect.provide(runner(1)))
+  )
+
   it.scopedLive("a probe's defect is Died for its job; the rest of the batch runs and its permit is given back", () =>
     Effect.gen(function* () {
       const { server } = yield* holdingServer(() => 0)
@@ -274,7 +321,7 @@ describe("Runner", () => {
         ...distinctOrgs(server.origin, 2).map((job) => ({ ...job, n: job.n + 1 }))
       ]
       const results = yield* run.run(jobs)
-      assert.deepStrictEqual(Runner.tally(results), { ran: 2, dropped: 0, unprobeable: 0, died: 1 })
+      assert.deepStrictEqual(Runner.tally(results), { ran: 2, dropped: 0, expired: 0, unprobeable: 0, died: 1 })
       const died = results[0]
       assert.strictEqual(died?._tag, "Died")
       if (died?._tag === "Died") assert.include(Cause.pretty(died.cause), "the resolver was asked for defect.example")
