@@ -8,6 +8,7 @@
  * `BENCH_CHECKS` (checks per round), `BENCH_CONCURRENCY` (checks in flight at once).
  */
 import { CheckSpec } from "@signalman/core/CheckSpec"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -135,39 +136,58 @@ const engineLayer = Runner.layer({ maxConcurrency: concurrency }).pipe(
   Layer.provideMerge(settings)
 )
 
-// Decoded once, as the scheduler decodes a target's spec when it loads it, not on every run.
-const jobs: ReadonlyArray<Runner.Job & { readonly url: string }> = targets.map((target) => ({
-  org: target.org,
-  url: target.url,
+// Decoded once, as the scheduler decodes a target's spec when it claims it, not on every run.
+const specs: ReadonlyArray<Target & { readonly spec: CheckSpec }> = targets.map((target) => ({
+  ...target,
   spec: Schema.decodeUnknownSync(CheckSpec)({ type: "http", url: target.url, expected_status: 200 })
 }))
 
+// Why a check did not pass, for the report.
+const notUp = (result: Runner.Result): string => {
+  switch (result._tag) {
+    case "Ran":
+      return `${result.outcome.status}: ${result.outcome.error ?? "no error"}`
+    case "Dropped":
+      return "dropped by the per-host throttle"
+    case "Expired":
+      return "expired before it could start"
+    case "Unprobeable":
+      return result.error.message
+    case "Died":
+      return `died: ${Cause.pretty(result.cause)}`
+  }
+}
+
+// The scheduler's default lease (scheduler.lease_secs): a job still waiting for a permit past it is not run.
+const LEASE_MS = 120_000
+
+// A round is run the way the server's scheduler runs a claimed batch: a job per check made for the batch, each due
+// now (so each goes through the wait for its due time, which is over at once) with its lease's end as its deadline,
+// and every result taken as it finishes (`runEach`), not from an answer at the batch's end.
 const engineBatch = (
   runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<typeof engineLayer>, never>
 ): Promise<Batch> =>
   runtime.runPromise(
     Effect.gen(function* () {
       const runner = yield* Runner.Runner
-      const results = yield* runner.run(jobs)
+      const dueMs = Date.now()
+      const deadlineMs = dueMs + LEASE_MS
+      const jobs = specs.map((target) => ({ org: target.org, url: target.url, spec: target.spec, dueMs, deadlineMs }))
       const problems: Array<string> = []
       let ok = 0
-      for (const result of results) {
-        if (
-          result._tag === "Ran" &&
-          result.outcome.status === "up" &&
-          result.outcome.details?.["status_code"] === 200
-        ) {
-          ok++
-        } else {
-          const why =
-            result._tag === "Ran"
-              ? `${result.outcome.status}: ${result.outcome.error ?? "no error"}`
-              : result._tag === "Dropped"
-                ? "dropped by the per-host throttle"
-                : result.error.message
-          problems.push(`${result.job.url}: ${why}`)
-        }
-      }
+      const judge = (result: Runner.Result<(typeof jobs)[number]>) =>
+        Effect.sync(() => {
+          if (
+            result._tag === "Ran" &&
+            result.outcome.status === "up" &&
+            result.outcome.details?.["status_code"] === 200
+          ) {
+            ok++
+            return
+          }
+          problems.push(`${result.job.url}: ${notUp(result)}`)
+        })
+      yield* runner.runEach(jobs, judge)
       return { ok, problems }
     })
   )
@@ -227,7 +247,7 @@ const main = async (): Promise<void> => {
     _tag: "Ready",
     describe:
       mode === "engine"
-        ? "the engine: Runner (checker.max_concurrency) -> per-host throttle -> http probe -> Dial with the guard -> undici Client over the dialed socket"
+        ? "the engine, as the scheduler runs it: Runner.runEach with due times and deadlines (checker.max_concurrency) -> per-host throttle -> http probe -> Dial with the guard -> undici Client over the dialed socket"
         : "bare undici: a new Client per request (a fresh connection), GET, body read to its end, client closed"
   })
 }

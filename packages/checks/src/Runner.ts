@@ -1,28 +1,35 @@
 /**
- * Runs batches of checks the way the engine does (the scheduler's `local` region, an agent): each job through
- * {@link Probe.run}, at most `checker.max_concurrency` in flight in the whole process, and each under the per-host
- * {@link Throttle}, so a job whose (org, host, port) is already at `checker.per_host_max_inflight` is dropped, not
- * queued (the spec's over-cap tick). Results come back in the order of the jobs, each with its job.
+ * Runs batches of due checks for the engine: the server's scheduler runs every claimed batch of the `local` region
+ * through it, and a remote probe agent is to run its leased jobs the same way. Each job starts no earlier than its
+ * due time, runs through {@link Probe.run} (under the probe's own deadline, its timeout), at most
+ * `checker.max_concurrency` in flight in the whole process, and under the per-host {@link Throttle}, so a job whose
+ * (org, host, port) is already at `checker.per_host_max_inflight` is dropped, not queued (the spec's over-cap tick).
+ * A job that cannot start by its deadline (its lease's end: past it another worker may hold the job) is not run.
+ * `run` answers the results in the order of the jobs, each with its job; `runEach` hands each result to the caller
+ * as its job finishes and keeps none (the scheduler's way).
  *
  * The concurrency bound is one semaphore per runner, shared by every batch it runs: two batches started at once
- * (two scheduler ticks) still hold at most `maxConcurrency` checks in flight between them. A job waits for a permit
- * before it asks the throttle, so a job queued behind the bound never holds a host slot it is not using.
+ * (two scheduler ticks) still hold at most `maxConcurrency` checks in flight between them. A job waits for its due
+ * time and then for a permit before it asks the throttle, so a job waiting for either holds no host slot it is not
+ * using, and a job waiting for its due time holds no permit either.
  *
  * @since 0.1.0
  */
 import type { ProbeOutcome } from "@signalman/core/CheckResult"
 import type { CheckSpec } from "@signalman/core/CheckSpec"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Probe from "./Probe.js"
 import * as Throttle from "./Throttle.js"
 
 /**
- * One check to run: its spec and the org it runs for (the throttle counts per org). Callers may extend it (a
- * target id, a scheduled time): each result carries its job back unchanged.
+ * One check to run: its spec, the org it runs for (the throttle counts per org) and, optionally, when it is due.
+ * Callers may extend it (a target id, a lease): each result carries its job back unchanged.
  *
  * @since 0.1.0
  * @category models
@@ -30,11 +37,24 @@ import * as Throttle from "./Throttle.js"
 export interface Job {
   readonly org: string
   readonly spec: CheckSpec
+  /**
+   * When the check is due, in epoch milliseconds of the `Clock`: it starts no earlier (a scheduler claims work
+   * ahead of time so that each check can start on time). Absent or past: at once.
+   */
+  readonly dueMs?: number | undefined
+  /**
+   * The latest the check may start, in epoch milliseconds of the `Clock`: the end of the caller's lease on the
+   * job, past which another worker may have taken it. A job still waiting for a permit then is not run
+   * (`Expired`). Absent: no deadline.
+   */
+  readonly deadlineMs?: number | undefined
 }
 
 /**
  * What became of one job: `Ran` with the probe's outcome, `Dropped` by the per-host throttle (no result is written,
- * no alert fires), or `Unprobeable` (a heartbeat, manual or flow spec this runner has no probe for).
+ * no alert fires), `Expired` (its deadline passed before it could start: not run), `Unprobeable` (a heartbeat,
+ * manual or flow spec this runner has no probe for), or `Died` (the probe had a defect, a bug: the cause is there
+ * for the caller to log; the rest of the batch runs on).
  *
  * @since 0.1.0
  * @category models
@@ -42,10 +62,12 @@ export interface Job {
 export type Result<J extends Job = Job> =
   | { readonly _tag: "Ran"; readonly job: J; readonly outcome: ProbeOutcome }
   | { readonly _tag: "Dropped"; readonly job: J; readonly key: Throttle.Key }
+  | { readonly _tag: "Expired"; readonly job: J }
   | { readonly _tag: "Unprobeable"; readonly job: J; readonly error: Probe.Unprobeable }
+  | { readonly _tag: "Died"; readonly job: J; readonly cause: Cause.Cause<never> }
 
 /**
- * How many jobs of a batch ran, were dropped and had no probe.
+ * How many jobs of a batch ran, were dropped, expired, had no probe and died.
  *
  * @since 0.1.0
  * @category models
@@ -53,7 +75,9 @@ export type Result<J extends Job = Job> =
 export interface Tally {
   readonly ran: number
   readonly dropped: number
+  readonly expired: number
   readonly unprobeable: number
+  readonly died: number
 }
 
 /**
@@ -79,8 +103,21 @@ export interface Options {
  * @category models
  */
 export interface Api {
-  /** Runs `jobs` and answers one result per job, in the jobs' order. Never fails: every job has a result. */
+  /**
+   * Runs `jobs`, each from its due time, and answers one result per job, in the jobs' order. Never fails: every job
+   * has a result (a probe's defect is `Died`); an interrupted batch gives back every permit and host slot.
+   */
   readonly run: <J extends Job>(jobs: Iterable<J>) => Effect.Effect<ReadonlyArray<Result<J>>, never, Probe.Environment>
+  /**
+   * Runs `jobs` as `run` does, but hands each result to `onResult` as soon as its job ends (in the order the jobs
+   * finish, after the job's permit and host slot are given back) and keeps none: a scheduler records each result as
+   * it comes rather than when the batch's slowest check ends (a timeout may take a minute), and holds no results
+   * for it meanwhile. A worker takes its next job once `onResult` is done. Ends when every job has been handed over.
+   */
+  readonly runEach: <J extends Job>(
+    jobs: Iterable<J>,
+    onResult: (result: Result<J>) => Effect.Effect<void>
+  ) => Effect.Effect<void, never, Probe.Environment>
   /** How many checks hold a permit now. */
   readonly inflight: Effect.Effect<number>
 }
@@ -111,58 +148,129 @@ export const make = (options: Options): Effect.Effect<Api, never, Throttle.Throt
     // the host slot are taken in order and given back together however the check ends. The probe benchmark
     // (docs/probes.md) showed nesting a combinator for each (permit, count, slot) costing a check as much as its
     // whole http exchange.
-    const one = <J extends Job>(job: J): Effect.Effect<Result<J>, never, Probe.Environment> => {
-      const key = Throttle.keyOf(job.org, job.spec)
-      return Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(restore(permits.take(1)), () => {
+    const one = <J extends Job>(job: J): Effect.Effect<Result<J>, never, Probe.Environment> =>
+      Effect.uninterruptibleMask((restore) => {
+        // Runs with the permit taken; each way out gives back what it took.
+        const admitted = (): Effect.Effect<Result<J>, never, Probe.Environment> => {
           held++
+          const key = Throttle.keyOf(job.org, job.spec)
           const slotted = Option.isSome(key)
           if (slotted && !throttle.enter(key.value)) {
             held--
             return Effect.as(permits.release(1), { _tag: "Dropped", job, key: key.value } as const)
           }
           return Effect.onExit(
-            Effect.map(Effect.either(restore(Probe.run(job.spec))), (ran) => settled(job, ran)),
+            Effect.matchCauseEffect(restore(Probe.run(job.spec)), {
+              onSuccess: (outcome) => Effect.succeed<Result<J>>({ _tag: "Ran", job, outcome }),
+              onFailure: (cause) => failed(job, cause)
+            }),
             () => {
               held--
               if (slotted) throttle.leave(key.value)
               return permits.release(1)
             }
           )
+        }
+        const deadline = job.deadlineMs
+        // The deadline is judged once the permit is held, since the wait for it is what can run past a lease.
+        return Effect.flatMap(
+          restore(permits.take(1)),
+          deadline === undefined
+            ? admitted
+            : () =>
+                Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                  now > deadline ? Effect.as(permits.release(1), { _tag: "Expired", job } as const) : admitted()
+                )
+        )
+      })
+
+    // A batch runs on at most maxConcurrency worker fibers, each taking the next job when its last one ends, as a
+    // plain loop of workers would: a fiber per job (Effect.forEach's way) cost a check as much as its whole
+    // bookkeeping on the probe benchmark. The semaphore is the bound across batches. Workers take the jobs in order
+    // of their due times, so a worker waiting for a job's time never keeps an earlier job from starting: whenever a
+    // job is due, every job a worker is waiting on is due too. Each result goes to `sink`: into the array at its
+    // job's index (run), or to the caller's callback (runEach).
+    const batch = <J extends Job>(
+      list: ReadonlyArray<J>,
+      sink: Array<Result<J>> | ((result: Result<J>) => Effect.Effect<void>)
+    ): Effect.Effect<void, never, Probe.Environment> =>
+      Effect.suspend(() => {
+        const order = dueOrder(list)
+        let next = 0
+        const worker = Effect.whileLoop({
+          while: () => next < list.length,
+          body: () => {
+            const at = next++
+            const index = order === undefined ? at : (order[at] ?? at)
+            const job = list[index]
+            if (job === undefined) return Effect.void
+            const ran = job.dueMs === undefined ? one(job) : Effect.zipRight(untilDue(job.dueMs), one(job))
+            if (typeof sink === "function") return Effect.flatMap(ran, sink)
+            return Effect.map(ran, (result) => {
+              sink[index] = result
+            })
+          },
+          step: () => {}
         })
-      )
-    }
+        const workers = Array.from({ length: Math.min(options.maxConcurrency, list.length) }, () => worker)
+        return Effect.all(workers, { concurrency: "unbounded", discard: true })
+      })
 
     return {
-      // A batch runs on at most maxConcurrency worker fibers, each taking the next job when its last one ends, as
-      // a plain loop of workers would: a fiber per job (Effect.forEach's way) cost a check as much as its whole
-      // bookkeeping on the probe benchmark. The semaphore is the bound across batches.
       run: <J extends Job>(jobs: Iterable<J>) =>
         Effect.suspend(() => {
           const list = Array.from(jobs)
           const results = new Array<Result<J>>(list.length)
-          let next = 0
-          const worker = Effect.whileLoop({
-            while: () => next < list.length,
-            body: () => {
-              const index = next++
-              const job = list[index]
-              if (job === undefined) return Effect.void
-              return Effect.map(one(job), (result) => {
-                results[index] = result
-              })
-            },
-            step: () => {}
-          })
-          const workers = Array.from({ length: Math.min(options.maxConcurrency, list.length) }, () => worker)
-          return Effect.as(Effect.all(workers, { concurrency: "unbounded", discard: true }), results)
+          return Effect.as(batch(list, results), results)
         }),
+      runEach: <J extends Job>(jobs: Iterable<J>, onResult: (result: Result<J>) => Effect.Effect<void>) =>
+        Effect.suspend(() => batch(Array.from(jobs), onResult)),
       inflight: Effect.sync(() => held)
     }
   })
 
-const settled = <J extends Job>(job: J, ran: Either.Either<ProbeOutcome, Probe.Unprobeable>): Result<J> =>
-  Either.isRight(ran) ? { _tag: "Ran", job, outcome: ran.right } : { _tag: "Unprobeable", job, error: ran.left }
+// A probe fails only with Unprobeable; anything else is a defect (Died), except an interruption, which goes on
+// interrupting (the batch was interrupted, so no result is wanted).
+const failed = <J extends Job>(job: J, cause: Cause.Cause<Probe.Unprobeable>): Effect.Effect<Result<J>> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) return Effect.succeed({ _tag: "Unprobeable", job, error: failure.value })
+  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+  return Effect.succeed({ _tag: "Died", job, cause: Cause.stripFailures(cause) })
+}
+
+// The order workers take the jobs in, by due time (stable, so equal times keep the jobs' order); undefined when
+// that is the jobs' own order, which is the common case and costs no array.
+const dueOrder = (jobs: ReadonlyArray<Job>): ReadonlyArray<number> | undefined => {
+  let last = Number.NEGATIVE_INFINITY
+  let sorted = true
+  for (const job of jobs) {
+    const due = job.dueMs ?? Number.NEGATIVE_INFINITY
+    if (due < last) {
+      sorted = false
+      break
+    }
+    last = due
+  }
+  if (sorted) return undefined
+  const dueOf = (index: number) => jobs[index]?.dueMs ?? Number.NEGATIVE_INFINITY
+  return Array.from(jobs.keys()).sort((a, b) => {
+    const x = dueOf(a)
+    const y = dueOf(b)
+    return x < y ? -1 : x > y ? 1 : 0
+  })
+}
+
+/**
+ * Waits until the `Clock` reaches `dueMs` (epoch milliseconds); at once when it has. A timer may fire a little
+ * early, so it looks again after each wait: whatever follows never starts before its due time.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const untilDue = (dueMs: number): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    now >= dueMs ? Effect.void : Effect.zipRight(Effect.sleep(Duration.millis(dueMs - now)), untilDue(dueMs))
+  )
 
 /**
  * @since 0.1.0
@@ -180,11 +288,27 @@ export const layer = (options: Options): Layer.Layer<Runner, never, Throttle.Thr
 export const tally = (results: ReadonlyArray<Result<Job>>): Tally => {
   let ran = 0
   let dropped = 0
+  let expired = 0
   let unprobeable = 0
+  let died = 0
   for (const result of results) {
-    if (result._tag === "Ran") ran++
-    else if (result._tag === "Dropped") dropped++
-    else unprobeable++
+    switch (result._tag) {
+      case "Ran":
+        ran++
+        break
+      case "Dropped":
+        dropped++
+        break
+      case "Expired":
+        expired++
+        break
+      case "Unprobeable":
+        unprobeable++
+        break
+      case "Died":
+        died++
+        break
+    }
   }
-  return { ran, dropped, unprobeable }
+  return { ran, dropped, expired, unprobeable, died }
 }

@@ -1,11 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { CheckSpec } from "@signalman/core/CheckSpec"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
 import * as DomainExpiry from "../src/DomainExpiry.js"
 import * as Ping from "../src/Ping.js"
 import * as Runner from "../src/Runner.js"
@@ -59,7 +65,7 @@ describe("Runner", () => {
       const { server, peak } = yield* holdingServer(() => HOLD_MS)
       const run = yield* Runner.Runner
       const results = yield* run.run(distinctOrgs(server.origin, 12))
-      assert.deepStrictEqual(Runner.tally(results), { ran: 12, dropped: 0, unprobeable: 0 })
+      assert.deepStrictEqual(Runner.tally(results), { ran: 12, dropped: 0, expired: 0, unprobeable: 0, died: 0 })
       assert.isTrue(
         results.every((r) => r._tag === "Ran" && r.outcome.status === "up"),
         "every check ran and was up"
@@ -78,7 +84,13 @@ describe("Runner", () => {
       const [first, second] = yield* Effect.all([run.run(jobs.slice(0, 6)), run.run(jobs.slice(6))], {
         concurrency: "unbounded"
       })
-      assert.deepStrictEqual(Runner.tally([...first, ...second]), { ran: 12, dropped: 0, unprobeable: 0 })
+      assert.deepStrictEqual(Runner.tally([...first, ...second]), {
+        ran: 12,
+        dropped: 0,
+        expired: 0,
+        unprobeable: 0,
+        died: 0
+      })
       assert.strictEqual(peak(), 3, "3 in flight between both batches, not 3 each")
     }).pipe(Effect.provide(runner(3)))
   )
@@ -90,7 +102,7 @@ describe("Runner", () => {
       const url = `${server.origin}/same`
       const jobs = Array.from({ length: 5 }, () => ({ org: "org-1", spec: spec({ type: "http", url }) }))
       const results = yield* run.run(jobs)
-      assert.deepStrictEqual(Runner.tally(results), { ran: 2, dropped: 3, unprobeable: 0 })
+      assert.deepStrictEqual(Runner.tally(results), { ran: 2, dropped: 3, expired: 0, unprobeable: 0, died: 0 })
       assert.strictEqual(server.requests.length, 2, "a dropped check sends nothing")
       for (const result of results) {
         if (result._tag === "Dropped") {
@@ -108,7 +120,7 @@ describe("Runner", () => {
       const results = yield* run.run(
         Array.from({ length: 4 }, () => ({ org: "org-1", spec: spec({ type: "http", url }) }))
       )
-      assert.deepStrictEqual(Runner.tally(results), { ran: 4, dropped: 0, unprobeable: 0 })
+      assert.deepStrictEqual(Runner.tally(results), { ran: 4, dropped: 0, expired: 0, unprobeable: 0, died: 0 })
       assert.strictEqual(server.requests.length, 4)
     }).pipe(Effect.provide(runner(1)))
   )
@@ -137,7 +149,7 @@ describe("Runner", () => {
         if (result._tag !== "Ran") continue
         assert.strictEqual(result.outcome.details?.["final_url"], `${server.origin}/${result.job.n}`)
       }
-      assert.deepStrictEqual(Runner.tally(results), { ran: 6, dropped: 0, unprobeable: 1 })
+      assert.deepStrictEqual(Runner.tally(results), { ran: 6, dropped: 0, expired: 0, unprobeable: 1, died: 0 })
       assert.strictEqual(server.requests.length, count)
     }).pipe(Effect.provide(runner(8)))
   )
@@ -172,6 +184,150 @@ describe("Runner", () => {
         }
       ).pipe(Effect.timeout("5 seconds"))
     }).pipe(Effect.provide(runner(8)))
+  )
+
+  it.scopedLive("runEach hands over each result as its job finishes, before the batch's slowest job ends", () =>
+    Effect.gen(function* () {
+      // `/slow` is answered only when the test says so; the other paths at once.
+      const waiting: Array<() => void> = []
+      const server = yield* httpServer((request, response) => {
+        const answer = () => {
+          response.writeHead(200)
+          response.end("ok")
+        }
+        if (request.url === "/slow") waiting.push(answer)
+        else answer()
+      })
+      const run = yield* Runner.Runner
+      const jobs: ReadonlyArray<Numbered> = [
+        { n: 0, org: "org-0", spec: spec({ type: "http", url: `${server.origin}/slow` }) },
+        { n: 1, org: "org-1", spec: spec({ type: "http", url: `${server.origin}/fast` }) },
+        { n: 2, org: "org-2", spec: spec({ type: "http", url: `${server.origin}/fast` }) }
+      ]
+      const handed = yield* Queue.unbounded<Runner.Result<Numbered>>()
+      const batch = yield* Effect.fork(run.runEach(jobs, (result) => Queue.offer(handed, result)))
+      // Both fast results arrive while the slow check is still waiting for its answer.
+      const early = [yield* Queue.take(handed), yield* Queue.take(handed)]
+      assert.deepStrictEqual(early.map((r) => r.job.n).sort(), [1, 2])
+      assert.isTrue(
+        early.every((r) => r._tag === "Ran" && r.outcome.status === "up"),
+        "both ran and were up"
+      )
+      assert.strictEqual(waiting.length, 1, "the slow check is still in flight")
+      assert.strictEqual(yield* run.inflight, 1, "a handed-over result's permit is already given back")
+      assert.isNull(batch.unsafePoll(), "the batch is not over while a job is in flight")
+      for (const answer of waiting) answer()
+      const last = yield* Queue.take(handed)
+      assert.strictEqual(last.job.n, 0)
+      yield* Fiber.join(batch)
+      assert.strictEqual(yield* Queue.size(handed), 0, "each result is handed over once")
+      assert.strictEqual(yield* run.inflight, 0)
+    }).pipe(Effect.provide(runner(8)))
+  )
+
+  it.scoped("a job starts at its due time, in due order, holding no permit or host slot while it waits", () =>
+    Effect.gen(function* () {
+      const server = yield* httpServer((_, response) => {
+        response.writeHead(200)
+        response.end("ok")
+      })
+      const throttle = yield* Throttle.Throttle
+      const run = yield* Runner.Runner
+      const start = yield* Clock.currentTimeMillis
+      // Given later-first to a runner of one worker: taken in list order, the early job would wait for the late one.
+      const jobs: ReadonlyArray<Numbered> = [
+        { n: 0, org: "org-1", spec: spec({ type: "http", url: `${server.origin}/late` }), dueMs: start + 2_000 },
+        { n: 1, org: "org-1", spec: spec({ type: "http", url: `${server.origin}/early` }), dueMs: start + 1_000 }
+      ]
+      const finished = yield* Queue.unbounded<Runner.Result<Numbered>>()
+      // The next job to finish, waiting on the real clock (the test's clock only moves when told): a job that does
+      // not start at its due time shows as None, not as a test that hangs.
+      const next = Effect.map(
+        TestServices.provideLive(Effect.timeoutOption(Queue.take(finished), "10 seconds")),
+        Option.map((result) => result.job.n)
+      )
+      const batch = yield* Effect.fork(run.runEach(jobs, (result) => Queue.offer(finished, result)))
+      // The worker is asleep until the first due time: nothing sent, no permit, no host slot.
+      yield* Effect.repeat(TestClock.sleeps(), { until: (sleeps) => sleeps.length > 0 })
+      assert.strictEqual(server.requests.length, 0)
+      assert.strictEqual(yield* run.inflight, 0)
+      assert.strictEqual(yield* throttle.inflight(Throttle.key("org-1", "127.0.0.1", server.port)), 0)
+      yield* TestClock.adjust("999 millis")
+      assert.strictEqual(server.requests.length, 0, "not a millisecond early")
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual(Option.getOrNull(yield* next), 1, "the early job ran first, at its time")
+      assert.deepStrictEqual(
+        server.requests.map((r) => r.url),
+        ["/early"]
+      )
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(Option.getOrNull(yield* next), 0)
+      yield* Fiber.join(batch)
+      assert.deepStrictEqual(
+        server.requests.map((r) => r.url),
+        ["/early", "/late"]
+      )
+    }).pipe(Effect.provide(runner(1)))
+  )
+
+  it.scoped("a job still waiting for a permit at its deadline is Expired: never sent, holding nothing", () =>
+    Effect.gen(function* () {
+      // Holds each request until the test answers it, so the first job keeps the runner's only permit.
+      const waiting: Array<() => void> = []
+      const server = yield* httpServer((_, response) => {
+        waiting.push(() => {
+          response.writeHead(200)
+          response.end("ok")
+        })
+      })
+      const run = yield* Runner.Runner
+      const start = yield* Clock.currentTimeMillis
+      const jobs: ReadonlyArray<Numbered> = [
+        { n: 0, org: "org-0", spec: spec({ type: "http", url: `${server.origin}/first` }) },
+        { n: 1, org: "org-1", spec: spec({ type: "http", url: `${server.origin}/late` }), deadlineMs: start + 1_000 }
+      ]
+      const batch = yield* Effect.fork(run.run(jobs))
+      // The real clock paces this wait for the request (the test's clock only moves when told).
+      yield* TestServices.provideLive(
+        Effect.repeat(
+          Effect.sync(() => server.requests.length),
+          { until: (n) => n === 1, schedule: Schedule.spaced("10 millis") }
+        ).pipe(Effect.timeout("10 seconds"))
+      )
+      yield* TestClock.adjust("1001 millis")
+      for (const answer of waiting.splice(0)) answer()
+      const results = yield* Fiber.join(batch)
+      assert.deepStrictEqual(
+        results.map((r) => r._tag),
+        ["Ran", "Expired"]
+      )
+      assert.deepStrictEqual(
+        server.requests.map((r) => r.url),
+        ["/first"],
+        "an expired job sends nothing"
+      )
+      assert.deepStrictEqual(Runner.tally(results), { ran: 1, dropped: 0, expired: 1, unprobeable: 0, died: 0 })
+      assert.strictEqual(yield* run.inflight, 0)
+    }).pipe(Effect.provide(runner(1)))
+  )
+
+  it.scopedLive("a probe's defect is Died for its job; the rest of the batch runs and its permit is given back", () =>
+    Effect.gen(function* () {
+      const { server } = yield* holdingServer(() => 0)
+      const run = yield* Runner.Runner
+      // The test resolver dies when asked for a name: a bug, as far as the runner can tell.
+      const jobs: ReadonlyArray<Numbered> = [
+        { n: 0, org: "org-0", spec: spec({ type: "http", url: "http://defect.example/" }) },
+        ...distinctOrgs(server.origin, 2).map((job) => ({ ...job, n: job.n + 1 }))
+      ]
+      const results = yield* run.run(jobs)
+      assert.deepStrictEqual(Runner.tally(results), { ran: 2, dropped: 0, expired: 0, unprobeable: 0, died: 1 })
+      const died = results[0]
+      assert.strictEqual(died?._tag, "Died")
+      if (died?._tag === "Died") assert.include(Cause.pretty(died.cause), "the resolver was asked for defect.example")
+      assert.strictEqual(server.requests.length, 2)
+      assert.strictEqual(yield* run.inflight, 0)
+    }).pipe(Effect.provide(runner(1)))
   )
 
   it.effect("a maxConcurrency below 1 is a defect, not a runner that never runs", () =>

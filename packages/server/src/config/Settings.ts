@@ -234,7 +234,8 @@ export const settings = {
     description: "Sender of SMS alerts: an E.164 number or a messaging service id the provider knows"
   }),
   "scheduler.max_concurrency": Setting.integer({
-    description: "Scheduled checks one worker process runs at once; it claims no more due work than it has room for",
+    description:
+      "Scheduled runs one worker process holds at once, from claim to result (waiting for their time, queued or in flight)",
     default: 1000,
     min: 1
   }),

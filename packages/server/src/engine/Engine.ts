@@ -10,14 +10,17 @@ import { MonitorResults } from "./MonitorResults.js"
 import { Readings } from "./Readings.js"
 import type { ResultObservers } from "./ResultObservers.js"
 import { ResultStore } from "./ResultStore.js"
-import { Runner } from "./Runner.js"
 import * as Scheduler from "./Scheduler.js"
+import { StoredChecks } from "./StoredChecks.js"
 import * as Upkeep from "./Upkeep.js"
 import type { UptimeExclusions } from "./UptimeExclusions.js"
 
+// Storing results and preparing stored checks, with the probes they run under (the scheduler's batches and
+// check-now both need them).
 const running = <E, R>(observers: Layer.Layer<ResultObservers, E, R>) =>
-  Layer.mergeAll(ResultStore.Default, Runner.Default).pipe(
-    Layer.provide([observers, Probes.Default, Variables.Default])
+  Layer.mergeAll(ResultStore.Default, StoredChecks.Default).pipe(
+    Layer.provideMerge(Probes.Default),
+    Layer.provide([observers, Variables.Default])
   )
 
 /** A worker's engine: results go to `observers` once stored. */

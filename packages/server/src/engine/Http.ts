@@ -15,7 +15,7 @@ import { notFound, Targets } from "../targets/Targets.js"
 import { Readings } from "./Readings.js"
 import { isBlocked } from "./ResultObservers.js"
 import { ResultStore } from "./ResultStore.js"
-import { Runner } from "./Runner.js"
+import { StoredChecks } from "./StoredChecks.js"
 
 const DAY = 86_400_000
 const SUMMARY_TTL_MS = 5_000
@@ -32,7 +32,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
     const plans = yield* Plans
     const readings = yield* Readings
     const store = yield* ResultStore
-    const runner = yield* Runner
+    const storedChecks = yield* StoredChecks
     const summaries = new Map<
       string,
       { readonly until: number; readonly value: Effect.Effect.Success<ReturnType<typeof readings.summary>> }
@@ -81,7 +81,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
           // As POST /targets/test answers: a check run now runs in this process, the local region, with no browser.
           const unplaced = TargetRules.placement(row.kind, [Region.LOCAL], () => false)
           if (Option.isSome(unplaced)) return yield* Effect.fail(unplaced.value)
-          const result = yield* runner.run({
+          const result = yield* storedChecks.runNow({
             id: row.id,
             orgId: row.org_id,
             checkSpec: row.check_spec,

@@ -1,22 +1,27 @@
 /**
- * The scheduler of the `local` region, one per worker process. Every `scheduler.poll_interval_ms` it claims the
- * schedule rows due within the next second (as many as it has room for under `scheduler.max_concurrency`), leasing
- * them with `FOR UPDATE SKIP LOCKED` so workers sharing the database never claim the same row, and starts each check
- * on its due time. Finished runs are written in batches: the results (ResultStore) and, in the same transaction,
- * each row's release with its next due time on its grid (Slots.nextRunMs). A release only applies while this worker
- * still holds the lease, so a worker that lost its lease (it stalled past `scheduler.lease_secs` and another took
- * the row) cannot move the row back.
+ * The scheduler of the `local` region, one per worker process: it claims and records, and the checks package's
+ * `Runner` runs. Every `scheduler.poll_interval_ms` it claims the schedule rows due within the next second (as many
+ * as it has room for under `scheduler.max_concurrency`), leasing them with `FOR UPDATE SKIP LOCKED` so workers
+ * sharing the database never claim the same row, prepares each claimed run (StoredChecks: opened, variables
+ * filled, address rules applied) and hands the batch to the runner, which starts each check on its due time with
+ * at most `checker.max_concurrency` in flight and under the per-host throttle. Each result is queued as its check
+ * ends, and the queue is written in batches: the results (ResultStore) and, in the same transaction, each row's
+ * release with its next due time on its grid (Slots.nextRunMs). A release only applies while this worker still
+ * holds the lease, so a worker that lost its lease (it stalled past `scheduler.lease_secs` and another took the
+ * row) cannot move the row back.
  *
- * Scheduled checks spend no rate budget. A check over the per-host cap (checks' Throttle) is dropped: no result, the
- * row simply moves to its next slot.
+ * Scheduled checks spend no rate budget. A check over the per-host cap (`checker.per_host_max_inflight`) is
+ * dropped by the runner: no result, the row simply moves to its next slot.
  *
- * A remote region's rows are never claimed here: the same claim, filtered on that region, is the agent hand-off.
+ * A remote region's rows are never claimed here: the same claim, filtered on that region, is the agent hand-off
+ * (an agent is to prepare nothing itself: it gets ready checks and runs them on the same Runner).
  */
 import { randomUUID } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Throttle from "@signalman/checks/Throttle"
+import * as Runner from "@signalman/checks/Runner"
 import type { CheckResult } from "@signalman/core/CheckResult"
 import { OrgId } from "@signalman/core/Identity"
+import type * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -30,8 +35,8 @@ import { AppConfig } from "../Config.js"
 import * as Probes from "../probes/Probes.js"
 import { isBlocked } from "./ResultObservers.js"
 import { type Pending, ResultStore } from "./ResultStore.js"
-import { Runner } from "./Runner.js"
 import * as Slots from "./Slots.js"
+import { StoredChecks } from "./StoredChecks.js"
 
 const Claimed = Schema.Struct({
   target_id: Schema.String,
@@ -49,16 +54,24 @@ const decodeClaimed = Schema.decodeUnknown(Schema.Array(Claimed))
 
 interface Finished {
   readonly claimed: Claimed
-  /** None when the throttle dropped the tick. */
+  /** None when the throttle dropped the tick, the run expired, or it failed with a defect (logged). */
   readonly result: Option.Option<CheckResult>
+  /** The run could not start before its lease ran out (the worker is behind). */
+  readonly expired: boolean
+}
+
+/** A claimed run as the runner's job: the row rides along, to be released with the result. */
+interface Scheduled extends Runner.Job {
+  readonly claimed: Claimed
 }
 
 const run = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
   const store = yield* ResultStore
-  const runner = yield* Runner
-  const throttle = yield* Throttle.Throttle
+  const checks = yield* StoredChecks
+  const probes = yield* Probes.Probes
+  const runner = yield* Runner.Runner
   const token = randomUUID()
   const max = config["scheduler.max_concurrency"]
   const poll = config["scheduler.poll_interval_ms"]
@@ -66,6 +79,10 @@ const run = Effect.gen(function* () {
   // Claiming a second ahead (at least four polls) lets each check start on its due time even when a claim comes
   // late (a busy database, a pause of the event loop); the lease covers the wait.
   const lookahead = Math.max(1000, poll * 4)
+  // Preparing a claimed run may read its org's variables (one query): more at once than the pool has connections
+  // would only queue for one.
+  const preparing = config["database.max_connections"]
+  // Claimed runs not yet finished (waiting for their time, queued for a permit, or running): the room a claim has.
   const inflight = yield* Ref.make(0)
   const finished = yield* Queue.unbounded<Finished>()
 
@@ -88,40 +105,74 @@ const run = Effect.gen(function* () {
       FROM claimed c JOIN targets t ON t.id = c.target_id
     `.pipe(Effect.flatMap(decodeClaimed), Effect.orDie)
 
-  const execute = (claimed: Claimed) =>
-    Effect.gen(function* () {
-      // A timer may fire a millisecond early; a check never starts before its due time.
-      let wait = claimed.due.getTime() - Date.now()
-      while (wait > 0) {
-        yield* Effect.sleep(Duration.millis(wait))
-        wait = claimed.due.getTime() - Date.now()
-      }
-      const prepared = yield* runner.prepare({
+  // A run is over: its row goes to the next batch write, and its room under scheduler.max_concurrency is free.
+  const finish = (claimed: Claimed, result: Option.Option<CheckResult>, expired = false) =>
+    Effect.zipRight(
+      Queue.offer(finished, { claimed, result, expired }),
+      Ref.update(inflight, (n) => n - 1)
+    )
+
+  const failedToRun = (claimed: Claimed, cause: Cause.Cause<unknown>) =>
+    Effect.zipRight(
+      Effect.logError("A scheduled check failed to run", cause).pipe(
+        Effect.annotateLogs("target_id", claimed.target_id)
+      ),
+      finish(claimed, Option.none())
+    )
+
+  // Each result as the runner hands it over, so a batch's quick checks are written without waiting for its slow
+  // ones (a timeout may take a minute).
+  const record = (result: Runner.Result<Scheduled>): Effect.Effect<void> => {
+    const claimed = result.job.claimed
+    switch (result._tag) {
+      case "Ran":
+        return Effect.flatMap(Probes.stamped(result.outcome), (stored) => finish(claimed, Option.some(stored)))
+      case "Unprobeable":
+        return Effect.flatMap(Probes.failed(result.error.message), (stored) => finish(claimed, Option.some(stored)))
+      case "Dropped":
+        return finish(claimed, Option.none())
+      case "Expired":
+        // Not run: its lease ran out while it waited for a permit, so another worker may be running it. The
+        // release below applies only if nobody took the row meanwhile, and then moves it on like any late slot.
+        return finish(claimed, Option.none(), true)
+      case "Died":
+        return failedToRun(claimed, result.cause)
+    }
+  }
+
+  // A claimed run made ready: a check joins the batch; a run that cannot be made (a missing variable, a blocked
+  // address) gets its error result at its due time, as a check would, never before it. The check's deadline is
+  // its lease's end (due time plus scheduler.lease_secs): one still waiting for a permit then is not run, since
+  // another worker may have claimed the row. A row claimed when that had already passed (a slot overdue by more
+  // than the lease, after an outage) gets the lease from its claim instead, so it still runs once, as it always has.
+  const prepare = (claimed: Claimed, claimedAt: number, batch: Array<Scheduled>) =>
+    checks
+      .prepare({
         id: claimed.target_id,
         orgId: claimed.org_id,
         checkSpec: claimed.check_spec,
         credentials: claimed.credentials
       })
-      if (Either.isLeft(prepared)) return Option.some(prepared.left)
-      const key = Throttle.keyOf(claimed.org_id, prepared.right)
-      if (Option.isNone(key)) return Option.some(yield* runner.probe(prepared.right))
-      const admitted = yield* throttle.run(key.value, runner.probe(prepared.right))
-      if (admitted._tag === "Dropped") {
-        return Option.none()
-      }
-      return Option.some(admitted.value)
-    }).pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.as(
-          Effect.logError("A scheduled check failed to run", cause).pipe(
-            Effect.annotateLogs("target_id", claimed.target_id)
-          ),
-          Option.none()
-        )
-      ),
-      Effect.flatMap((result) => Queue.offer(finished, { claimed, result })),
-      Effect.ensuring(Ref.update(inflight, (n) => n - 1))
-    )
+      .pipe(
+        Effect.matchCauseEffect({
+          onSuccess: Either.match({
+            onRight: (spec) =>
+              Effect.sync(() => {
+                const dueMs = claimed.due.getTime()
+                const deadlineMs = Math.max(dueMs, claimedAt) + lease * 1000
+                batch.push({ org: claimed.org_id, spec, dueMs, deadlineMs, claimed })
+              }),
+            onLeft: (error) =>
+              Effect.forkScoped(
+                Runner.untilDue(claimed.due.getTime()).pipe(
+                  Effect.zipRight(Probes.failed(error)),
+                  Effect.flatMap((stored) => finish(claimed, Option.some(stored)))
+                )
+              ).pipe(Effect.asVoid)
+          }),
+          onFailure: (cause) => failedToRun(claimed, cause)
+        })
+      )
 
   const flush = Effect.gen(function* () {
     const batch = yield* Queue.takeAll(finished)
@@ -129,7 +180,9 @@ const run = Effect.gen(function* () {
     const now = Date.now()
     const pending: Array<Pending> = []
     const releases = []
-    for (const { claimed, result } of batch) {
+    let expired = 0
+    for (const { claimed, result, expired: late } of batch) {
+      if (late === true) expired++
       const due = claimed.due.getTime()
       releases.push({
         target_id: claimed.target_id,
@@ -162,6 +215,11 @@ const run = Effect.gen(function* () {
       WHERE s.target_id = r.target_id AND s.region = r.region AND s.leased_by = ${token}
     `.pipe(Effect.asVoid)
     yield* store.write(pending, release)
+    if (expired > 0) {
+      yield* Effect.logWarning(
+        "Scheduled checks not run: their leases ran out while they waited for checker.max_concurrency"
+      ).pipe(Effect.annotateLogs("checks", expired))
+    }
   }).pipe(Effect.catchAllCause((cause) => Effect.logError("Writing scheduled results failed", cause)))
 
   const tick = Effect.gen(function* () {
@@ -170,7 +228,11 @@ const run = Effect.gen(function* () {
     const claimed = yield* claim(room)
     if (claimed.length === 0) return
     yield* Ref.update(inflight, (n) => n + claimed.length)
-    for (const row of claimed) yield* Effect.forkScoped(execute(row))
+    const batch: Array<Scheduled> = []
+    const claimedAt = Date.now()
+    yield* Effect.forEach(claimed, (row) => prepare(row, claimedAt, batch), { concurrency: preparing, discard: true })
+    if (batch.length === 0) return
+    yield* Effect.forkScoped(runner.runEach(batch, record).pipe(Effect.provide(probes.environment)))
   }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Claiming due checks failed", cause)))
 
   yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(Duration.millis(200))))
@@ -179,8 +241,5 @@ const run = Effect.gen(function* () {
   yield* Effect.addFinalizer(() => flush)
 })
 
-/** The scheduler for the life of the process (worker and all roles). */
-export const layer = Layer.scopedDiscard(run).pipe(
-  Layer.provide(Throttle.Throttle.Default),
-  Layer.provide(Probes.settings)
-)
+/** The scheduler for the life of the process (worker and all roles), on this process's runner. */
+export const layer = Layer.scopedDiscard(run).pipe(Layer.provide(Probes.runner))

@@ -58,7 +58,31 @@ const setupWith = (env: Record<string, string> = {}) =>
       server.sql<{ leased_by: string | null; later: boolean; held: boolean }>`
       SELECT leased_by, next_run_at > now() AS later, held FROM schedules WHERE target_id = ${id}
     `
-    return { smtp, origin, server, alice, create, everySecond, whileUnleased, scheduleOf }
+    // Makes monitors due now (to the millisecond, as the scheduler keeps due times), each row changed only while no
+    // worker holds it (see whileUnleased), all in one statement so they share the due time. Answers the due time
+    // as the database has it.
+    const dueNow = (...ids: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const rows = yield* eventually(
+          server.sql<{ due: string; due_ms: number }>`
+            UPDATE schedules SET next_run_at = date_trunc('milliseconds', now())
+            WHERE target_id IN ${server.sql.in([...ids])}
+              AND NOT EXISTS (SELECT 1 FROM schedules l WHERE l.target_id IN ${server.sql.in([...ids])}
+                AND l.leased_by IS NOT NULL)
+            RETURNING next_run_at::text AS due, (extract(epoch FROM next_run_at) * 1000)::float8 AS due_ms
+          `,
+          (changed) => changed.length === ids.length,
+          { intervalMs: 50 }
+        )
+        expect(rows, "a schedule row stayed leased").toHaveLength(ids.length)
+        return { due: rows[0]?.due ?? "", dueMs: rows[0]?.due_ms ?? 0 }
+      })
+    const storedCount = (id: string) =>
+      Effect.map(
+        server.sql<{ n: number }>`SELECT count(*)::int AS n FROM check_results WHERE target_id = ${id}`,
+        (rows) => rows[0]?.n ?? 0
+      )
+    return { smtp, origin, server, alice, create, everySecond, whileUnleased, scheduleOf, dueNow, storedCount }
   })
 const setup = setupWith()
 
@@ -302,6 +326,112 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       )
       yield* Effect.sleep("1500 millis")
       expect(origin.count("/orphan")).toBe(before + 1)
+    })
+  )
+
+  it.scopedLive("a check over checker.per_host_max_inflight is dropped: nothing sent or stored, the row moves on", () =>
+    Effect.gen(function* () {
+      const { origin, server, create, dueNow, storedCount } = yield* setupWith({ CHECKER__PER_HOST_MAX_INFLIGHT: "1" })
+      // Two monitors of one org on one host and port: while the first is in flight (its answer held back by the
+      // origin), the second is over the cap of 1.
+      const holder = yield* create({
+        name: "Holder",
+        check: { type: "http", url: `${origin.base}/hold/a`, timeout: 60 }
+      })
+      // Due now, unless its own first slot (anywhere in its 180 s interval) has already been claimed: that run
+      // holds the host just the same.
+      yield* server.sql`
+        UPDATE schedules SET next_run_at = date_trunc('milliseconds', now())
+        WHERE target_id = ${holder} AND leased_by IS NULL
+      `
+      expect(
+        yield* eventually(
+          Effect.sync(() => origin.count("/hold/a")),
+          (n) => n === 1
+        )
+      ).toBe(1)
+      // Made only now, so no run of it can come before the host is at the cap.
+      const throttled = yield* create({ name: "Throttled", check: { type: "http", url: `${origin.base}/x` } })
+      const { due } = yield* dueNow(throttled)
+      // Claimed, refused by the throttle at its due time, and released onto its next slot on the grid (the due
+      // time plus its interval), the lease cleared and its last status untouched.
+      const slot = server.sql<{ leased_by: string | null; next_slot: boolean; last_status: string | null }>`
+        SELECT leased_by, next_run_at = ${due}::timestamptz + make_interval(secs => interval_secs) AS next_slot,
+          last_status
+        FROM schedules WHERE target_id = ${throttled}
+      `
+      const [row] = yield* eventually(slot, (rows) => rows[0]?.leased_by === null && rows[0]?.next_slot === true)
+      expect(row).toEqual({ leased_by: null, next_slot: true, last_status: null })
+      expect(origin.count("/x"), "a dropped check sends nothing").toBe(0)
+      expect(yield* storedCount(throttled), "a dropped check writes no result").toBe(0)
+      expect(yield* storedCount(holder), "the holder is still in flight").toBe(0)
+
+      // Once the holder's check has its answer the host is under the cap again: the same monitor runs and is stored.
+      origin.release()
+      expect(yield* eventually(storedCount(holder), (n) => n === 1)).toBe(1)
+      yield* dueNow(throttled)
+      expect(yield* eventually(storedCount(throttled), (n) => n === 1)).toBe(1)
+      expect(origin.count("/x")).toBe(1)
+    })
+  )
+
+  it.scopedLive("checker.max_concurrency bounds the scheduled checks in flight; those over it wait, none dropped", () =>
+    Effect.gen(function* () {
+      const { origin, create, dueNow, storedCount } = yield* setupWith({
+        CHECKER__MAX_CONCURRENCY: "1",
+        // Not the per-host cap: the monitors share a host, and this test is about the process's bound.
+        CHECKER__PER_HOST_MAX_INFLIGHT: "10"
+      })
+      // Each answer takes 300 ms, so three checks due together overlap at the origin unless they are held apart.
+      const ids: Array<string> = []
+      for (let i = 0; i < 3; i++) {
+        ids.push(yield* create({ name: `Slow ${i}`, check: { type: "http", url: `${origin.base}/slow/300/${i}` } }))
+      }
+      yield* dueNow(...ids)
+      // (A monitor's own first slot, anywhere in its 180 s interval, may add a run: at least one each.)
+      const stored = yield* eventually(Effect.forEach(ids, storedCount), (counts) => counts.every((n) => n >= 1))
+      expect(stored.every((n) => n >= 1)).toBe(true)
+      expect(ids.every((_, i) => origin.count(`/slow/300/${i}`) >= 1)).toBe(true)
+      expect(origin.peak(), "one check in flight at a time").toBe(1)
+    })
+  )
+
+  it.scopedLive("a scheduled run that cannot be prepared stores its error result at its due time, and moves on", () =>
+    Effect.gen(function* () {
+      const { origin, server, alice, create, dueNow } = yield* setup
+      const made = yield* alice.browser.request("/api/v1/variables", { json: { key: "page", value: "v" } })
+      expect(made.status).toBe(201)
+      // Made paused, so no run of it can come before its variable is gone.
+      const id = yield* create({
+        name: "Vars",
+        enabled: false,
+        check: { type: "http", url: `${origin.base}/{{page}}` }
+      })
+      // The API refuses to delete a variable in use; one gone anyway (a hand edit) leaves the reference dangling.
+      yield* server.sql`DELETE FROM variables WHERE key = 'page'`
+      yield* server.sql`UPDATE targets SET enabled = true WHERE id = ${id}`
+      const { due, dueMs } = yield* dueNow(id)
+      const page = yield* eventually(
+        alice.browser.request(`/api/v1/targets/${id}/results`),
+        (reply) => (reply.json as { total: number }).total >= 1
+      )
+      const [result] = (page.json as { data: Array<Result> }).data
+      expect(result).toMatchObject({
+        status: "error",
+        error: "unresolved variable: {{page}} does not name a variable of this org",
+        region: "local"
+      })
+      expect(Date.parse(result?.checked_at ?? "")).toBeGreaterThanOrEqual(dueMs)
+      expect(origin.count("/v")).toBe(0)
+      const [row] = yield* eventually(
+        server.sql<{ leased_by: string | null; next_slot: boolean; last_status: string | null }>`
+          SELECT leased_by, next_run_at = ${due}::timestamptz + make_interval(secs => interval_secs) AS next_slot,
+            last_status
+          FROM schedules WHERE target_id = ${id}
+        `,
+        (rows) => rows[0]?.leased_by === null
+      )
+      expect(row).toEqual({ leased_by: null, next_slot: true, last_status: "error" })
     })
   )
 
