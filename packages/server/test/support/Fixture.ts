@@ -60,6 +60,23 @@ export const server: Effect.Effect<TestServer.Running, never, Fixture> = Effect.
 export const smtp: Effect.Effect<SmtpCatcher.SmtpCatcher, never, Fixture> = Effect.map(Fixture, (f) => f.smtp)
 
 /**
+ * Starts a server with its mail catcher, both stopped when the scope closes. A test that needs a second server
+ * for a moment (settings its block's server must not have) starts one with this and provides it as `Fixture`.
+ */
+export const start = (options: Options = {}): Effect.Effect<Running, unknown, Scope.Scope> =>
+  Effect.gen(function* () {
+    const smtp = yield* SmtpCatcher.make
+    const server = yield* TestServer.start({
+      MAIL__SMTP_URL: smtp.url,
+      // Every test signs its people in by mail, many to one server: no wait between two mails to one address.
+      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+      ...options.env
+    })
+    for (const statement of options.sql ?? []) yield* server.sql.unsafe(statement)
+    return { server, smtp }
+  })
+
+/**
  * A server with its mail catcher, as a layer. `options` may be an effect, for settings that name resources the
  * file makes first (fake receivers whose URLs the server is configured with).
  */
@@ -68,16 +85,8 @@ export const layer = <R = never>(
 ): Layer.Layer<Services, unknown, Exclude<R, Scope.Scope>> =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const resolved = Effect.isEffect(options) ? yield* options : options
-      const smtp = yield* SmtpCatcher.make
-      const server = yield* TestServer.start({
-        MAIL__SMTP_URL: smtp.url,
-        // Every test signs its people in by mail, many to one server: no wait between two mails to one address.
-        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-        ...resolved.env
-      })
-      for (const statement of resolved.sql ?? []) yield* server.sql.unsafe(statement)
-      return Context.make(Fixture, { server, smtp }).pipe(Context.add(TestServer.TestServer, server))
+      const running = yield* start(Effect.isEffect(options) ? yield* options : options)
+      return Context.make(Fixture, running).pipe(Context.add(TestServer.TestServer, running.server))
     })
   )
 
