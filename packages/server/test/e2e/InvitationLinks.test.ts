@@ -1,7 +1,7 @@
 /**
  * The links in an invitation mail, and invitations carried through sign-in.
  */
-import { expect } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
 import { Invitation, Me } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -51,7 +51,9 @@ Fixture.describe(`invitation links (${TestDatabase.kind} database)`, (it) => {
 
         yield* browser.request("/auth/magic-link/request", { json: { email, invitation: token } })
         const mails = yield* Effect.promise(() => smtp.waitFor(email, 2))
-        const link = new URL(SmtpCatcher.magicLinkOf(mails[1]!).link)
+        const mail = mails[1]
+        assert.isDefined(mail)
+        const link = new URL(SmtpCatcher.magicLinkOf(mail).link)
         const landed = yield* browser.request(`${link.pathname}${link.search}`)
         expect(landed.headers.get("location")).toBe(`/?joined=${org.slug}`)
         const me = Http.wire(yield* browser.request("/api/v1/me"), Me)
@@ -75,7 +77,9 @@ Fixture.describe(`invitation links (${TestDatabase.kind} database)`, (it) => {
       const stranger = Browser.make(server.baseUrl)
       const strangerEmail = uniqueEmail("stranger")
       yield* stranger.request("/auth/magic-link/request", { json: { email: strangerEmail, invitation: token } })
-      const link = new URL(SmtpCatcher.magicLinkOf((yield* Effect.promise(() => smtp.waitFor(strangerEmail)))[0]!).link)
+      const [mail] = yield* Effect.promise(() => smtp.waitFor(strangerEmail))
+      assert.isDefined(mail)
+      const link = new URL(SmtpCatcher.magicLinkOf(mail).link)
       const landed = yield* stranger.request(`${link.pathname}${link.search}`)
       expect(landed.status).toBe(303)
       expect(landed.headers.get("location")).toBe("/?invite=missed")

@@ -1,7 +1,7 @@
 /**
  * The sign-in pages work as plain HTML forms, without JavaScript.
  */
-import { expect } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Browser from "../support/Browser.js"
 import * as Fixture from "../support/Fixture.js"
@@ -38,7 +38,9 @@ Fixture.describe(`login pages (${TestDatabase.kind} database)`, (it) => {
       expect(asked.status).toBe(200)
       expect(asked.text).toContain('action="/login/code"')
       expect(browser.cookies.has("_sm_ml_code")).toBe(true)
-      const { code } = SmtpCatcher.magicLinkOf((yield* Effect.promise(() => smtp.waitFor(email)))[0]!)
+      const [mail] = yield* Effect.promise(() => smtp.waitFor(email))
+      assert.isDefined(mail)
+      const { code } = SmtpCatcher.magicLinkOf(mail)
 
       const malformed = yield* browser.request("/login/code", form({ code: "abc" }))
       expect(malformed.status).toBe(200)

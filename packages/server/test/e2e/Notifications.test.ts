@@ -507,8 +507,9 @@ Fixture.describeWith(`notification delivery (${TestDatabase.kind} database)`, se
       // The retries waited at least half their ceilings (500 ms, then 1000 ms) before the cap dead-lettered it, as
       // the receiver saw them arrive (a slow machine only makes the gaps longer).
       const [first, second, third] = all.map((request) => request.at)
-      expect(second! - first!).toBeGreaterThanOrEqual(450)
-      expect(third! - second!).toBeGreaterThanOrEqual(950)
+      assert(first !== undefined && second !== undefined && third !== undefined)
+      expect(second - first).toBeGreaterThanOrEqual(450)
+      expect(third - second).toBeGreaterThanOrEqual(950)
       const dead = yield* waitUntil(
         Effect.flatMap(Deliveries, (d) => d.forIncident(incident)).pipe(Effect.provide(services)),
         (rows) => rows[0]?.status === "dead"
