@@ -8,6 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { eventually } from "../support/Eventually.js"
 import * as Reply from "../support/Http.js"
 import { signIn } from "../support/Identity.js"
 import * as ServerProcess from "../support/ServerProcess.js"
@@ -16,16 +17,20 @@ import * as TestDatabase from "../support/TestDatabase.js"
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "sm-abuse-"))
 
-/** Waits until the process has logged a line containing `text` at least `count` times. */
+/** Waits (bounded) until the process has logged a line containing `text` at least `count` times. */
 const logged = (server: ServerProcess.ServerProcess, text: string, count = 1) =>
   Effect.gen(function* () {
-    for (let i = 0; i < 200; i++) {
-      if (server.stdout().split(text).length - 1 >= count) return
-      yield* Effect.sleep("50 millis")
-    }
-    return yield* Effect.dieMessage(`never logged "${text}": ${server.stdout()}`)
+    const times = yield* eventually(
+      Effect.sync(() => server.stdout().split(text).length - 1),
+      (n) => n >= count,
+      { timeoutMs: 10_000, intervalMs: 50 }
+    )
+    if (times < count) return yield* Effect.dieMessage(`never logged "${text}": ${server.stdout()}`)
   })
 
+// Each test starts a server process of its own, not one shared by the file: the signals it sends reach the whole
+// process (the first test ends it with SIGTERM), and the two differ in abuse.hot_reload_enabled and in list files
+// that the test edits, both read at boot.
 const start = (files: { readonly patterns: string; readonly domains: string }, hotReload: boolean) =>
   Effect.gen(function* () {
     const db = yield* TestDatabase.acquire
@@ -44,7 +49,11 @@ const start = (files: { readonly patterns: string; readonly domains: string }, h
     const verdict = (url: string) =>
       Effect.map(
         alice.browser.request("/api/v1/targets", { json: { name: "web", check: { type: "http", url } } }),
-        (r) => (r.status === 201 ? 201 : `${r.status} ${Reply.envelope(r).code} ${Reply.envelope(r).field}`)
+        (r) => {
+          if (r.status === 201) return 201
+          const { status, code, field } = Reply.refusal(r)
+          return `${status} ${code} ${field}`
+        }
       )
     return { server, verdict }
   })

@@ -3,18 +3,18 @@
  * though the request's writes are undone.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { describe, expect, it } from "@effect/vitest"
+import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { AuditLog } from "../../src/audit/AuditLog.js"
 import { AppConfig } from "../../src/Config.js"
 import { eventually } from "../support/Eventually.js"
+import * as Fixture from "../support/Fixture.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
 
-describe(`audit log (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("an entry appended inside a transaction that fails is written all the same", () =>
+Fixture.describe(`audit log (${TestDatabase.kind} database)`, (it) => {
+  it.effect("an entry appended inside a transaction that fails is written all the same", () =>
     Effect.gen(function* () {
-      const server = yield* TestServer.start()
+      const server = yield* Fixture.server
       const sql = server.sql
       const audit = yield* AuditLog.pipe(
         Effect.provide(AuditLog.Default),

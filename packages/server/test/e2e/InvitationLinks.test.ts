@@ -1,21 +1,24 @@
 /**
  * The links in an invitation mail, and invitations carried through sign-in.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
+import { Invitation, Me } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Browser from "../support/Browser.js"
-import { signIn, uniqueEmail } from "../support/Identity.js"
+import * as Fixture from "../support/Fixture.js"
+import * as Http from "../support/Http.js"
+import { uniqueEmail } from "../support/Identity.js"
 import * as SmtpCatcher from "../support/SmtpCatcher.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
 
+const Invitations = Schema.Struct({ data: Schema.Array(Invitation) })
+
+/** An org owner on the block's server, and a way to invite an address to their org and read the mail's links. */
 const setup = Effect.gen(function* () {
-  const smtp = yield* SmtpCatcher.make
-  const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
-  const owner = yield* signIn(server, smtp)
-  const org = ((yield* owner.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string; slug: string }> })
-    .orgs[0]
-  if (org === undefined) return yield* Effect.dieMessage("owner without an org")
+  const { server, smtp } = yield* Fixture.Fixture
+  const owner = yield* Fixture.person()
+  const org = owner.org
   const invite = (email: string) =>
     Effect.gen(function* () {
       yield* owner.browser.request(`/api/v1/orgs/${org.id}/invitations`, { json: { email } })
@@ -31,8 +34,8 @@ const setup = Effect.gen(function* () {
   return { smtp, server, owner, org, invite }
 })
 
-describe(`invitation links (${TestDatabase.kind} database)`, () => {
-  it.scopedLive(
+Fixture.describe(`invitation links (${TestDatabase.kind} database)`, (it) => {
+  it.effect(
     "a new address follows the accept link, signs in carrying it, and lands in the org without a personal one",
     () =>
       Effect.gen(function* () {
@@ -48,24 +51,23 @@ describe(`invitation links (${TestDatabase.kind} database)`, () => {
 
         yield* browser.request("/auth/magic-link/request", { json: { email, invitation: token } })
         const mails = yield* Effect.promise(() => smtp.waitFor(email, 2))
-        const link = new URL(SmtpCatcher.magicLinkOf(mails[1]!).link)
+        const mail = mails[1]
+        assert.isDefined(mail)
+        const link = new URL(SmtpCatcher.magicLinkOf(mail).link)
         const landed = yield* browser.request(`${link.pathname}${link.search}`)
         expect(landed.headers.get("location")).toBe(`/?joined=${org.slug}`)
-        const me = (yield* browser.request("/api/v1/me")).json as {
-          orgs: Array<{ slug: string; role: string }>
-          active_org: { slug: string }
-        }
+        const me = Http.wire(yield* browser.request("/api/v1/me"), Me)
         expect(me.orgs).toEqual([expect.objectContaining({ slug: org.slug, role: "member" })])
-        expect(me.active_org.slug).toBe(org.slug)
+        expect(me.active_org?.slug).toBe(org.slug)
       })
   )
 
-  it.scopedLive("a signed-in invitee redeems at once; a carried invitation that fails lands on /?invite=missed", () =>
+  it.effect("a signed-in invitee redeems at once; a carried invitation that fails lands on /?invite=missed", () =>
     Effect.gen(function* () {
       const { smtp, server, org, invite } = yield* setup
       const email = uniqueEmail("member")
       const { acceptPath } = yield* invite(email)
-      const member = yield* signIn(server, smtp, email)
+      const member = yield* Fixture.person({ email })
       const joined = yield* member.browser.request(acceptPath)
       expect(joined.headers.get("location")).toBe(`/?joined=${org.slug}`)
 
@@ -75,7 +77,9 @@ describe(`invitation links (${TestDatabase.kind} database)`, () => {
       const stranger = Browser.make(server.baseUrl)
       const strangerEmail = uniqueEmail("stranger")
       yield* stranger.request("/auth/magic-link/request", { json: { email: strangerEmail, invitation: token } })
-      const link = new URL(SmtpCatcher.magicLinkOf((yield* Effect.promise(() => smtp.waitFor(strangerEmail)))[0]!).link)
+      const [mail] = yield* Effect.promise(() => smtp.waitFor(strangerEmail))
+      assert.isDefined(mail)
+      const link = new URL(SmtpCatcher.magicLinkOf(mail).link)
       const landed = yield* stranger.request(`${link.pathname}${link.search}`)
       expect(landed.status).toBe(303)
       expect(landed.headers.get("location")).toBe("/?invite=missed")
@@ -83,7 +87,7 @@ describe(`invitation links (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("the decline link only renders; its form declines, with one answer for any token", () =>
+  it.effect("the decline link only renders; its form declines, with one answer for any token", () =>
     Effect.gen(function* () {
       const { server, owner, org, invite } = yield* setup
       const email = uniqueEmail("decliner")
@@ -92,9 +96,7 @@ describe(`invitation links (${TestDatabase.kind} database)`, () => {
       const confirm = yield* browser.request(declinePath)
       expect(confirm.status).toBe(200)
       expect(confirm.text).toContain('action="/invitations/decline"')
-      const stillPending = (yield* owner.browser.request(`/api/v1/orgs/${org.id}/invitations`)).json as {
-        data: Array<unknown>
-      }
+      const stillPending = Http.wire(yield* owner.browser.request(`/api/v1/orgs/${org.id}/invitations`), Invitations)
       expect(stillPending.data).toHaveLength(1)
       const form = (t: string) =>
         browser.request("/invitations/decline", {
@@ -106,9 +108,7 @@ describe(`invitation links (${TestDatabase.kind} database)`, () => {
       const unknown = yield* form("no-such-token")
       expect(declined.status).toBe(200)
       expect(declined.text).toBe(unknown.text)
-      const after = (yield* owner.browser.request(`/api/v1/orgs/${org.id}/invitations`)).json as {
-        data: Array<unknown>
-      }
+      const after = Http.wire(yield* owner.browser.request(`/api/v1/orgs/${org.id}/invitations`), Invitations)
       expect(after.data).toHaveLength(0)
     })
   )

@@ -1,13 +1,13 @@
 /**
  * The sign-in pages work as plain HTML forms, without JavaScript.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Browser from "../support/Browser.js"
+import * as Fixture from "../support/Fixture.js"
 import { uniqueEmail } from "../support/Identity.js"
 import * as SmtpCatcher from "../support/SmtpCatcher.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
 
 const form = (fields: Record<string, string>) => ({
   method: "POST",
@@ -16,11 +16,10 @@ const form = (fields: Record<string, string>) => ({
   csrf: false
 })
 
-describe(`login pages (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("GET /login, POST /login, POST /login/code: signed in with forms alone", () =>
+Fixture.describe(`login pages (${TestDatabase.kind} database)`, (it) => {
+  it.effect("GET /login, POST /login, POST /login/code: signed in with forms alone", () =>
     Effect.gen(function* () {
-      const smtp = yield* SmtpCatcher.make
-      const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
+      const { server, smtp } = yield* Fixture.Fixture
       const browser = Browser.make(server.baseUrl)
 
       const home = yield* browser.request("/")
@@ -39,7 +38,9 @@ describe(`login pages (${TestDatabase.kind} database)`, () => {
       expect(asked.status).toBe(200)
       expect(asked.text).toContain('action="/login/code"')
       expect(browser.cookies.has("_sm_ml_code")).toBe(true)
-      const { code } = SmtpCatcher.magicLinkOf((yield* Effect.promise(() => smtp.waitFor(email)))[0]!)
+      const [mail] = yield* Effect.promise(() => smtp.waitFor(email))
+      assert.isDefined(mail)
+      const { code } = SmtpCatcher.magicLinkOf(mail)
 
       const malformed = yield* browser.request("/login/code", form({ code: "abc" }))
       expect(malformed.status).toBe(200)
@@ -53,9 +54,9 @@ describe(`login pages (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("markup in what a page shows is escaped", () =>
+  it.effect("markup in what a page shows is escaped", () =>
     Effect.gen(function* () {
-      const server = yield* TestServer.start()
+      const server = yield* Fixture.server
       const page = yield* Browser.make(server.baseUrl).request('/login?invitation="><script>alert(1)</script>')
       expect(page.text).not.toContain("<script>alert(1)</script>")
       expect(page.text).toContain("&quot;&gt;&lt;script&gt;")

@@ -1,15 +1,22 @@
 /**
  * The operator surface: hidden without the admin token, guarded with it; regions, agents, plans and overrides.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { expect } from "@effect/vitest"
+import { Agent, CreatedAgent, OperatorAccount, OperatorRegion } from "@signalman/core/api/Operator"
+import { MeUsage } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
-import { bearer, mintToken, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
+import type * as TestServer from "../support/TestServer.js"
 
 const ADMIN = "operator-secret-for-tests-0123456789"
+
+const Regions = Schema.Struct({ data: Schema.Array(OperatorRegion) })
+const Agents = Schema.Struct({ data: Schema.Array(Agent) })
+const Accounts = Schema.Struct({ data: Schema.Array(OperatorAccount) })
 
 const op = (server: TestServer.Running, path: string, init: { method?: string; json?: unknown; token?: string } = {}) =>
   Http.request(`${server.baseUrl}/operator${path}`, {
@@ -21,10 +28,11 @@ const op = (server: TestServer.Running, path: string, init: { method?: string; j
     ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) })
   })
 
-describe(`operator surface (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("every /operator route is 404 while operator.admin_token is unset", () =>
+// The surface exists or not by a setting read at boot: a server without the token, and one with it.
+Fixture.describe(`operator surface (${TestDatabase.kind} database)`, (it) => {
+  it.effect("every /operator route is 404 while operator.admin_token is unset", () =>
     Effect.gen(function* () {
-      const server = yield* TestServer.start()
+      const server = yield* Fixture.server
       for (const path of ["/regions", "/agents", "/accounts?email=a@example.com"]) {
         const reply = yield* op(server, path)
         expect(reply.status, path).toBe(404)
@@ -32,87 +40,96 @@ describe(`operator surface (${TestDatabase.kind} database)`, () => {
       }
     })
   )
-
-  it.scopedLive("with the token set: a wrong or missing secret is 401; regions, agents, plans and overrides work", () =>
-    Effect.gen(function* () {
-      const smtp = yield* SmtpCatcher.make
-      const server = yield* TestServer.start({
-        OPERATOR__ADMIN_TOKEN: ADMIN,
-        MAIL__SMTP_URL: smtp.url,
-        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0"
-      })
-      expect((yield* op(server, "/regions", { token: "wrong" })).status).toBe(401)
-      expect((yield* Http.request(`${server.baseUrl}/operator/regions`)).status).toBe(401)
-
-      const listed = yield* op(server, "/regions")
-      expect((listed.json as { data: Array<{ id: string }> }).data.map((r) => r.id)).toEqual(["local"])
-
-      const created = yield* op(server, "/regions", {
-        json: {
-          id: "eu-west",
-          name: "Frankfurt",
-          city: "Frankfurt",
-          country_code: "DE",
-          continent: "EU",
-          latitude: 50.1,
-          longitude: 8.7
-        }
-      })
-      expect(created.status).toBe(201)
-      expect(created.json).toMatchObject({ id: "eu-west", enabled: true, flow_capable: false, agents: 0 })
-      expect(Http.envelope(yield* op(server, "/regions", { json: { id: "eu-west", name: "Again" } })).code).toBe(
-        "SLUG_TAKEN"
-      )
-      expect(Http.envelope(yield* op(server, "/regions", { json: { id: "EU West", name: "x" } })).field).toBe("id")
-      const patched = yield* op(server, "/regions/eu-west", { method: "PATCH", json: { flow_capable: true } })
-      expect(patched.json).toMatchObject({ flow_capable: true, name: "Frankfurt" })
-
-      const agent = yield* op(server, "/agents", { json: { region_id: "eu-west", name: "fra-1" } })
-      expect(agent.status).toBe(201)
-      const agentBody = agent.json as { id: string; token: string; prefix: string }
-      expect(agentBody.token).toMatch(/^sm_agent_[A-Za-z0-9_-]{43}$/)
-      expect(agentBody.token.startsWith(agentBody.prefix)).toBe(true)
-      expect(JSON.stringify((yield* op(server, "/agents")).json)).not.toContain(agentBody.token)
-      expect(Http.envelope(yield* op(server, "/agents", { json: { region_id: "nowhere", name: "x" } })).code).toBe(
-        "REGION_INVALID"
-      )
-      expect(Http.envelope(yield* op(server, "/regions/eu-west", { method: "DELETE" })).code).toBe("REGION_IN_USE")
-      expect((yield* op(server, `/agents/${agentBody.id}`, { method: "DELETE" })).status).toBe(204)
-      expect((yield* op(server, "/regions/eu-west", { method: "DELETE" })).status).toBe(204)
-      expect(Http.envelope(yield* op(server, "/regions/local", { method: "DELETE" })).code).toBe("REGION_IN_USE")
-
-      // Accounts: find by address, move plans, raise limits. An agent token is not an API token.
-      const alice = yield* signIn(server, smtp)
-      expect((yield* bearer(server, agentBody.token, "/api/v1/me")).status).toBe(401)
-      const found = (yield* op(server, `/accounts?email=${encodeURIComponent(alice.email.toUpperCase())}`)).json as {
-        data: Array<{ id: string; plan_id: string; users: Array<string> }>
-      }
-      expect(found.data).toHaveLength(1)
-      expect(found.data[0]?.users).toEqual([alice.email])
-      const accountId = found.data[0]?.id ?? ""
-      const moved = yield* op(server, `/accounts/${accountId}/plan`, { method: "PUT", json: { plan_id: "pro" } })
-      expect((moved.json as { plan_id: string }).plan_id).toBe("pro")
-      expect(
-        Http.envelope(yield* op(server, `/accounts/${accountId}/plan`, { method: "PUT", json: { plan_id: "gold" } }))
-          .code
-      ).toBe("VALIDATION_FAILED")
-      const raised = yield* op(server, `/accounts/${accountId}/overrides`, {
-        method: "PUT",
-        json: { max_api_tokens_per_user: 12 }
-      })
-      expect((raised.json as { overrides: object }).overrides).toEqual({ max_api_tokens_per_user: 12 })
-      expect(
-        Http.envelope(yield* op(server, `/accounts/${accountId}/overrides`, { method: "PUT", json: { max_tokens: 1 } }))
-          .code
-      ).toBe("INVALID_JSON")
-      expect(
-        Http.envelope(
-          yield* op(server, `/accounts/${accountId}/overrides`, { method: "PUT", json: { max_targets: 0 } })
-        ).field
-      ).toBe("max_targets")
-      const usage = yield* alice.browser.request("/api/v1/me/usage")
-      expect(usage.json).toMatchObject({ api_tokens: { limit: 12 }, owned_orgs: { limit: 5 } })
-      yield* mintToken(alice)
-    })
-  )
 })
+
+// Regions and agents are the server's, not an account's: this test expects the seeded region alone, so no other test
+// may share its server.
+Fixture.describe(
+  `operator surface, admin token set (${TestDatabase.kind} database)`,
+  { env: { OPERATOR__ADMIN_TOKEN: ADMIN } },
+  (it) => {
+    it.effect("with the token set: a wrong or missing secret is 401; regions, agents, plans and overrides work", () =>
+      Effect.gen(function* () {
+        const server = yield* Fixture.server
+        expect((yield* op(server, "/regions", { token: "wrong" })).status).toBe(401)
+        expect((yield* Http.request(`${server.baseUrl}/operator/regions`)).status).toBe(401)
+
+        const listed = yield* op(server, "/regions")
+        expect(Http.wire(listed, Regions).data.map((r) => r.id)).toEqual(["local"])
+
+        const created = yield* op(server, "/regions", {
+          json: {
+            id: "eu-west",
+            name: "Frankfurt",
+            city: "Frankfurt",
+            country_code: "DE",
+            continent: "EU",
+            latitude: 50.1,
+            longitude: 8.7
+          }
+        })
+        expect(created.status).toBe(201)
+        expect(Http.wire(created, OperatorRegion)).toMatchObject({
+          id: "eu-west",
+          enabled: true,
+          flow_capable: false,
+          agents: 0
+        })
+        expect(Http.envelope(yield* op(server, "/regions", { json: { id: "eu-west", name: "Again" } })).code).toBe(
+          "SLUG_TAKEN"
+        )
+        expect(Http.envelope(yield* op(server, "/regions", { json: { id: "EU West", name: "x" } })).field).toBe("id")
+        const patched = yield* op(server, "/regions/eu-west", { method: "PATCH", json: { flow_capable: true } })
+        expect(Http.wire(patched, OperatorRegion)).toMatchObject({ flow_capable: true, name: "Frankfurt" })
+
+        const agent = yield* op(server, "/agents", { json: { region_id: "eu-west", name: "fra-1" } })
+        const agentBody = Http.expectOk(agent, CreatedAgent, 201)
+        expect(agentBody.token).toMatch(/^sm_agent_[A-Za-z0-9_-]{43}$/)
+        expect(agentBody.token.startsWith(agentBody.prefix)).toBe(true)
+        expect(JSON.stringify(Http.wire(yield* op(server, "/agents"), Agents))).not.toContain(agentBody.token)
+        expect(Http.envelope(yield* op(server, "/agents", { json: { region_id: "nowhere", name: "x" } })).code).toBe(
+          "REGION_INVALID"
+        )
+        expect(Http.envelope(yield* op(server, "/regions/eu-west", { method: "DELETE" })).code).toBe("REGION_IN_USE")
+        expect((yield* op(server, `/agents/${agentBody.id}`, { method: "DELETE" })).status).toBe(204)
+        expect((yield* op(server, "/regions/eu-west", { method: "DELETE" })).status).toBe(204)
+        expect(Http.envelope(yield* op(server, "/regions/local", { method: "DELETE" })).code).toBe("REGION_IN_USE")
+
+        // Accounts: find by address, move plans, raise limits. An agent token is not an API token.
+        const alice = yield* Fixture.person()
+        expect((yield* bearer(server, agentBody.token, "/api/v1/me")).status).toBe(401)
+        const found = Http.decode(
+          yield* op(server, `/accounts?email=${encodeURIComponent(alice.email.toUpperCase())}`),
+          Accounts
+        )
+        expect(found.data).toHaveLength(1)
+        expect(found.data[0]?.users).toEqual([alice.email])
+        const accountId = found.data[0]?.id ?? ""
+        const moved = yield* op(server, `/accounts/${accountId}/plan`, { method: "PUT", json: { plan_id: "pro" } })
+        expect(Http.decode(moved, OperatorAccount).plan_id).toBe("pro")
+        expect(
+          Http.envelope(yield* op(server, `/accounts/${accountId}/plan`, { method: "PUT", json: { plan_id: "gold" } }))
+            .code
+        ).toBe("VALIDATION_FAILED")
+        const raised = yield* op(server, `/accounts/${accountId}/overrides`, {
+          method: "PUT",
+          json: { max_api_tokens_per_user: 12 }
+        })
+        expect(Http.wire(raised, OperatorAccount).overrides).toEqual({ max_api_tokens_per_user: 12 })
+        expect(
+          Http.envelope(
+            yield* op(server, `/accounts/${accountId}/overrides`, { method: "PUT", json: { max_tokens: 1 } })
+          ).code
+        ).toBe("INVALID_JSON")
+        expect(
+          Http.envelope(
+            yield* op(server, `/accounts/${accountId}/overrides`, { method: "PUT", json: { max_targets: 0 } })
+          ).field
+        ).toBe("max_targets")
+        const usage = yield* alice.browser.request("/api/v1/me/usage")
+        expect(Http.wire(usage, MeUsage)).toMatchObject({ api_tokens: { limit: 12 }, owned_orgs: { limit: 5 } })
+        yield* mintToken(alice)
+      })
+    )
+  }
+)

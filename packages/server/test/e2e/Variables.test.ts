@@ -3,42 +3,18 @@
  * and the delete guard, resolution when a monitor is saved or tested, scopes and foreign ids.
  */
 import * as NodeHttp from "node:http"
-import type { AddressInfo } from "node:net"
-import { describe, expect, it } from "@effect/vitest"
+import { expect } from "@effect/vitest"
+import { TargetPage } from "@signalman/core/api/Targets"
+import { VariablePage } from "@signalman/core/api/Variables"
+import { CheckResult } from "@signalman/core/CheckResult"
+import { Target } from "@signalman/core/Target"
+import { Variable } from "@signalman/core/Variable"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
-import { bearer, mintToken, type Person, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken, type Person } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
-
-interface VariableBody {
-  readonly id: string
-  readonly key: string
-  readonly is_secret: boolean
-  readonly value: string | null
-  readonly used_by: number
-}
-
-interface VariablePage {
-  readonly data: Array<VariableBody>
-  readonly total: number
-  readonly limit: number
-  readonly offset: number
-}
-
-const setup = (settings: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const smtp = yield* SmtpCatcher.make
-    const server = yield* TestServer.start({
-      MAIL__SMTP_URL: smtp.url,
-      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-      ...settings
-    })
-    const alice = yield* signIn(server, smtp)
-    return { server, smtp, alice }
-  })
 
 const createVariable = (person: Person, body: Record<string, unknown>) =>
   person.browser.request("/api/v1/variables", { json: body })
@@ -46,14 +22,14 @@ const createVariable = (person: Person, body: Record<string, unknown>) =>
 const variable = (person: Person, body: Record<string, unknown>) =>
   Effect.map(createVariable(person, body), (reply) => {
     expect(reply.status, reply.text).toBe(201)
-    return reply.json as VariableBody
+    return Http.decode(reply, Variable)
   })
 
 const createTarget = (person: Person, check: Record<string, unknown>, name = "web") =>
   person.browser.request("/api/v1/targets", { json: { name, check } })
 
 const usedBy = (person: Person, id: string) =>
-  Effect.map(person.browser.request(`/api/v1/variables/${id}`), (reply) => (reply.json as VariableBody).used_by)
+  Effect.map(person.browser.request(`/api/v1/variables/${id}`), (reply) => Http.decode(reply, Variable).used_by)
 
 /** A loopback server that answers 200 "all good" only to the expected X-Api-Key, 401 otherwise. */
 const origin = (apiKey: string): Effect.Effect<number, never, Scope.Scope> =>
@@ -69,22 +45,29 @@ const origin = (apiKey: string): Effect.Effect<number, never, Scope.Scope> =>
         })
     ),
     (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  ).pipe(Effect.map((server) => (server.address() as AddressInfo).port))
+  ).pipe(
+    Effect.flatMap((server) => {
+      const address = server.address()
+      return address === null || typeof address === "string"
+        ? Effect.dieMessage("the origin has no TCP address")
+        : Effect.succeed(address.port)
+    })
+  )
 
-describe(`variables (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("create is 201 with used_by 0; list is paginated; get; PATCH rotates; DELETE is 204 then 404", () =>
+Fixture.describe(`variables (${TestDatabase.kind} database)`, (it) => {
+  it.effect("create is 201 with used_by 0; list is paginated; get; PATCH rotates; DELETE is 204 then 404", () =>
     Effect.gen(function* () {
-      const { alice } = yield* setup()
+      const alice = yield* Fixture.person()
       const created = yield* createVariable(alice, { key: "region", value: "eu" })
       expect(created.status).toBe(201)
       expect(created.headers.get("cache-control")).toBe("no-store")
-      const region = created.json as VariableBody
+      const region = Http.wire(created, Variable)
       expect(region).toEqual({ id: region.id, key: "region", is_secret: false, value: "eu", used_by: 0 })
       yield* variable(alice, { key: "api_base", value: "https://api.example.com" })
       yield* variable(alice, { key: "zone", value: "b" })
 
       const page = (query: string) =>
-        Effect.map(alice.browser.request(`/api/v1/variables${query}`), (r) => r.json as VariablePage)
+        Effect.map(alice.browser.request(`/api/v1/variables${query}`), (r) => Http.wire(r, VariablePage))
       const all = yield* page("")
       expect(all).toMatchObject({ total: 3, limit: 50, offset: 0 })
       expect(all.data.map((v) => v.key)).toEqual(["api_base", "region", "zone"])
@@ -95,15 +78,15 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
 
       const read = yield* alice.browser.request(`/api/v1/variables/${region.id}`)
       expect(read.status).toBe(200)
-      expect(read.json).toEqual(region)
+      expect(Http.wire(read, Variable)).toEqual(region)
 
       const rotated = yield* alice.browser.request(`/api/v1/variables/${region.id}`, {
         method: "PATCH",
         json: { value: "us" }
       })
       expect(rotated.status).toBe(200)
-      expect(rotated.json).toEqual({ ...region, value: "us" })
-      expect(((yield* alice.browser.request(`/api/v1/variables/${region.id}`)).json as VariableBody).value).toBe("us")
+      expect(Http.wire(rotated, Variable)).toEqual({ ...region, value: "us" })
+      expect(Http.decode(yield* alice.browser.request(`/api/v1/variables/${region.id}`), Variable).value).toBe("us")
 
       const keyChange = yield* alice.browser.request(`/api/v1/variables/${region.id}`, {
         method: "PATCH",
@@ -121,21 +104,22 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("a secret's value is null on create, list, get and rotate; no value is stored in the clear", () =>
+  it.effect("a secret's value is null on create, list, get and rotate; no value is stored in the clear", () =>
     Effect.gen(function* () {
-      const { server, alice } = yield* setup()
+      const server = yield* Fixture.server
+      const alice = yield* Fixture.person()
       const created = yield* createVariable(alice, { key: "api_token", is_secret: true, value: "tok-very-secret" })
       expect(created.status).toBe(201)
       expect(created.text).not.toContain("tok-very-secret")
-      const secret = created.json as VariableBody
+      const secret = Http.wire(created, Variable)
       expect(secret).toMatchObject({ key: "api_token", is_secret: true, value: null, used_by: 0 })
       yield* variable(alice, { key: "plain", value: "plain-visible-value" })
 
       const listed = yield* alice.browser.request("/api/v1/variables")
       expect(listed.text).not.toContain("tok-very-secret")
-      expect((listed.json as VariablePage).data.find((v) => v.key === "api_token")?.value).toBeNull()
+      expect(Http.wire(listed, VariablePage).data.find((v) => v.key === "api_token")?.value).toBeNull()
       const read = yield* alice.browser.request(`/api/v1/variables/${secret.id}`)
-      expect(read.json).toEqual(secret)
+      expect(Http.wire(read, Variable)).toEqual(secret)
 
       const rotated = yield* alice.browser.request(`/api/v1/variables/${secret.id}`, {
         method: "PATCH",
@@ -143,10 +127,12 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
       })
       expect(rotated.status).toBe(200)
       expect(rotated.text).not.toContain("tok-rotated-secret")
-      expect(rotated.json).toEqual(secret)
+      expect(Http.wire(rotated, Variable)).toEqual(secret)
 
       // Sealed at rest, secret or not.
-      const rows = yield* server.sql<{ key: string; value_sealed: string }>`SELECT key, value_sealed FROM variables`
+      const rows = yield* server.sql<{ key: string; value_sealed: string }>`
+        SELECT key, value_sealed FROM variables WHERE org_id = ${alice.org.id}
+      `
       expect(rows).toHaveLength(2)
       for (const row of rows) {
         expect(row.value_sealed).toMatch(/^v1\./)
@@ -156,9 +142,9 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("400 INVALID_VARIABLE_KEY for Bad, 1x, a-b and a 64-char key; 409 VARIABLE_KEY_EXISTS", () =>
+  it.effect("400 INVALID_VARIABLE_KEY for Bad, 1x, a-b and a 64-char key; 409 VARIABLE_KEY_EXISTS", () =>
     Effect.gen(function* () {
-      const { server, smtp, alice } = yield* setup()
+      const alice = yield* Fixture.person()
       for (const key of ["Bad", "1x", "a-b", `a${"b".repeat(63)}`, ""]) {
         const reply = yield* createVariable(alice, { key, value: "v" })
         expect(reply.status, key).toBe(400)
@@ -179,14 +165,14 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
       expect(Http.envelope(unknown)).toMatchObject({ code: "INVALID_JSON", field: "used_by" })
 
       // Another org may use the same key.
-      const bob = yield* signIn(server, smtp)
+      const bob = yield* Fixture.person()
       yield* variable(bob, { key: "api_key", value: "bob's" })
     })
   )
 
-  it.scopedLive("used_by counts referencing monitors; 409 VARIABLE_IN_USE until none references the key", () =>
+  it.effect("used_by counts referencing monitors; 409 VARIABLE_IN_USE until none references the key", () =>
     Effect.gen(function* () {
-      const { alice } = yield* setup()
+      const alice = yield* Fixture.person()
       const path = yield* variable(alice, { key: "health_path", value: "health" })
       const token = yield* variable(alice, { key: "token", is_secret: true, value: "t0k" })
       const first = yield* createTarget(alice, {
@@ -195,20 +181,20 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
         headers: { Authorization: "Bearer {{token}}" }
       })
       expect(first.status, first.text).toBe(201)
-      const firstId = (first.json as { id: string }).id
-      expect((first.json as { check: { url: string } }).check.url).toBe("https://example.com/{{health_path}}")
+      const firstId = Http.decode(first, Target).id
+      expect(Http.wire(first, Target).check["url"]).toBe("https://example.com/{{health_path}}")
       const second = yield* createTarget(
         alice,
         { type: "http", url: "https://example.org/", body: '{"path":"{{ health_path }}"}' },
         "api"
       )
       expect(second.status, second.text).toBe(201)
-      const secondId = (second.json as { id: string }).id
+      const secondId = Http.decode(second, Target).id
       yield* createTarget(alice, { type: "http", url: "https://example.net/" }, "plain")
 
       expect(yield* usedBy(alice, path.id)).toBe(2)
       expect(yield* usedBy(alice, token.id)).toBe(1)
-      const listed = (yield* alice.browser.request("/api/v1/variables")).json as VariablePage
+      const listed = Http.wire(yield* alice.browser.request("/api/v1/variables"), VariablePage)
       expect(listed.data.map((v) => [v.key, v.used_by])).toEqual([
         ["health_path", 2],
         ["token", 1]
@@ -240,9 +226,9 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("a monitor is saved only when its references resolve: 422 UNRESOLVED_VARIABLE otherwise", () =>
+  it.effect("a monitor is saved only when its references resolve: 422 UNRESOLVED_VARIABLE otherwise", () =>
     Effect.gen(function* () {
-      const { alice } = yield* setup()
+      const alice = yield* Fixture.person()
       yield* variable(alice, { key: "host", value: "example.com" })
       yield* variable(alice, { key: "api_key", is_secret: true, value: "k" })
 
@@ -276,7 +262,7 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
         body: "{{api_key}}"
       })
       expect(plain.status, plain.text).toBe(201)
-      const target = plain.json as { id: string }
+      const target = Http.decode(plain, Target)
 
       const patched = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
         method: "PATCH",
@@ -284,46 +270,13 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
       })
       expect(patched.status).toBe(422)
       expect(Http.envelope(patched)).toMatchObject({ code: "UNRESOLVED_VARIABLE", field: "check.url" })
-      expect((yield* alice.browser.request("/api/v1/targets")).json).toMatchObject({ total: 1 })
+      expect(Http.wire(yield* alice.browser.request("/api/v1/targets"), TargetPage)).toMatchObject({ total: 1 })
     })
   )
 
-  it.scopedLive("POST /targets/test runs the check with the values in place: a port, a secret header", () =>
+  it.effect("a substituted address is judged again: a variable cannot smuggle in an internal address", () =>
     Effect.gen(function* () {
-      const { alice } = yield* setup({ CHECKER__ALLOW_PRIVATE_TARGETS: "true" })
-      const port = yield* origin("s3cret-header")
-      yield* variable(alice, { key: "port", value: String(port) })
-      const key = yield* variable(alice, { key: "api_key", is_secret: true, value: "wrong" })
-      const test = (check: Record<string, unknown>) =>
-        Effect.map(alice.browser.request("/api/v1/targets/test", { json: { check } }), (reply) => {
-          expect(reply.status, reply.text).toBe(200)
-          return reply.json as { status: string; details: { status_code: number } }
-        })
-      const check = {
-        type: "http",
-        url: "http://127.0.0.1:{{port}}/ok",
-        headers: { "X-Api-Key": "{{api_key}}" },
-        expected_body_contains: "good"
-      }
-      const refused = yield* test(check)
-      expect(refused).toMatchObject({ status: "down", details: { status_code: 401 } })
-      yield* alice.browser.request(`/api/v1/variables/${key.id}`, {
-        method: "PATCH",
-        json: { value: "s3cret-header" }
-      })
-      expect(yield* test(check)).toMatchObject({ status: "up", details: { status_code: 200 } })
-
-      const unresolved = yield* alice.browser.request("/api/v1/targets/test", {
-        json: { check: { ...check, url: "http://127.0.0.1:{{no_port}}/ok" } }
-      })
-      expect(unresolved.status).toBe(422)
-      expect(Http.envelope(unresolved)).toMatchObject({ code: "UNRESOLVED_VARIABLE", field: "check.url" })
-    })
-  )
-
-  it.scopedLive("a substituted address is judged again: a variable cannot smuggle in an internal address", () =>
-    Effect.gen(function* () {
-      const { alice } = yield* setup()
+      const alice = yield* Fixture.person()
       yield* variable(alice, { key: "host", value: "127.0.0.1" })
       const reply = yield* alice.browser.request("/api/v1/targets/test", {
         json: { check: { type: "http", url: "http://{{host}}/" } }
@@ -333,55 +286,54 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive(
-    "scopes: variables:read lists but cannot create (INSUFFICIENT_SCOPE); delete needs variables:delete",
-    () =>
-      Effect.gen(function* () {
-        const { server, alice } = yield* setup()
-        const org = ((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string }> }).orgs[0]
-        const json = (body: unknown, method = "POST") => ({
-          method,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body)
-        })
-        const reader = yield* mintToken(alice, { scopes: ["variables:read"], org_id: org?.id })
-        const writer = yield* mintToken(alice, { scopes: ["variables:write"], org_id: org?.id })
-        const deleter = yield* mintToken(alice, { scopes: ["variables:delete"], org_id: org?.id })
-
-        const refused = yield* bearer(server, reader.token, "/api/v1/variables", json({ key: "k", value: "v" }))
-        expect(refused.status).toBe(403)
-        expect(Http.envelope(refused)).toMatchObject({
-          code: "INSUFFICIENT_SCOPE",
-          details: { required: "variables:write" }
-        })
-        const created = yield* bearer(server, writer.token, "/api/v1/variables", json({ key: "k", value: "v" }))
-        expect(created.status).toBe(201)
-        const id = (created.json as VariableBody).id
-        expect((yield* bearer(server, reader.token, "/api/v1/variables")).status).toBe(200)
-        // write implies read
-        expect((yield* bearer(server, writer.token, `/api/v1/variables/${id}`)).status).toBe(200)
-        expect(
-          Http.envelope(yield* bearer(server, reader.token, `/api/v1/variables/${id}`, json({ value: "w" }, "PATCH")))
-            .code
-        ).toBe("INSUFFICIENT_SCOPE")
-        const notDeleter = yield* bearer(server, writer.token, `/api/v1/variables/${id}`, { method: "DELETE" })
-        expect(Http.envelope(notDeleter)).toMatchObject({
-          code: "INSUFFICIENT_SCOPE",
-          details: { required: "variables:delete" }
-        })
-        expect(Http.envelope(yield* bearer(server, deleter.token, "/api/v1/variables")).code).toBe("INSUFFICIENT_SCOPE")
-        expect((yield* bearer(server, deleter.token, `/api/v1/variables/${id}`, { method: "DELETE" })).status).toBe(204)
-
-        const unbound = yield* mintToken(alice, { scopes: ["variables:read"] })
-        expect(Http.envelope(yield* bearer(server, unbound.token, "/api/v1/variables")).code).toBe("ORG_REQUIRED")
+  it.effect("scopes: variables:read lists but cannot create (INSUFFICIENT_SCOPE); delete needs variables:delete", () =>
+    Effect.gen(function* () {
+      const server = yield* Fixture.server
+      const alice = yield* Fixture.person()
+      const org = alice.org
+      const json = (body: unknown, method = "POST") => ({
+        method,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body)
       })
+      const reader = yield* mintToken(alice, { scopes: ["variables:read"], org_id: org.id })
+      const writer = yield* mintToken(alice, { scopes: ["variables:write"], org_id: org.id })
+      const deleter = yield* mintToken(alice, { scopes: ["variables:delete"], org_id: org.id })
+
+      const refused = yield* bearer(server, reader.token, "/api/v1/variables", json({ key: "k", value: "v" }))
+      expect(refused.status).toBe(403)
+      expect(Http.envelope(refused)).toMatchObject({
+        code: "INSUFFICIENT_SCOPE",
+        details: { required: "variables:write" }
+      })
+      const created = yield* bearer(server, writer.token, "/api/v1/variables", json({ key: "k", value: "v" }))
+      expect(created.status).toBe(201)
+      const id = Http.decode(created, Variable).id
+      expect((yield* bearer(server, reader.token, "/api/v1/variables")).status).toBe(200)
+      // write implies read
+      expect((yield* bearer(server, writer.token, `/api/v1/variables/${id}`)).status).toBe(200)
+      expect(
+        Http.envelope(yield* bearer(server, reader.token, `/api/v1/variables/${id}`, json({ value: "w" }, "PATCH")))
+          .code
+      ).toBe("INSUFFICIENT_SCOPE")
+      const notDeleter = yield* bearer(server, writer.token, `/api/v1/variables/${id}`, { method: "DELETE" })
+      expect(Http.envelope(notDeleter)).toMatchObject({
+        code: "INSUFFICIENT_SCOPE",
+        details: { required: "variables:delete" }
+      })
+      expect(Http.envelope(yield* bearer(server, deleter.token, "/api/v1/variables")).code).toBe("INSUFFICIENT_SCOPE")
+      expect((yield* bearer(server, deleter.token, `/api/v1/variables/${id}`, { method: "DELETE" })).status).toBe(204)
+
+      const unbound = yield* mintToken(alice, { scopes: ["variables:read"] })
+      expect(Http.envelope(yield* bearer(server, unbound.token, "/api/v1/variables")).code).toBe("ORG_REQUIRED")
+    })
   )
 
-  it.scopedLive("another org's variable is 404 on get, rotate and delete, and absent from its list", () =>
+  it.effect("another org's variable is 404 on get, rotate and delete, and absent from its list", () =>
     Effect.gen(function* () {
-      const { server, smtp, alice } = yield* setup()
+      const alice = yield* Fixture.person()
       const mine = yield* variable(alice, { key: "mine", value: "alice's" })
-      const bob = yield* signIn(server, smtp)
+      const bob = yield* Fixture.person()
       for (const [method, json] of [
         ["GET", undefined],
         ["PATCH", { value: "bob's" }],
@@ -398,9 +350,48 @@ describe(`variables (${TestDatabase.kind} database)`, () => {
       // Bob cannot reference alice's variable either.
       const target = yield* createTarget(bob, { type: "http", url: "https://example.com/{{mine}}" })
       expect(Http.envelope(target)).toMatchObject({ code: "UNRESOLVED_VARIABLE" })
-      expect(((yield* alice.browser.request(`/api/v1/variables/${mine.id}`)).json as VariableBody).value).toBe(
-        "alice's"
-      )
+      expect(Http.decode(yield* alice.browser.request(`/api/v1/variables/${mine.id}`), Variable).value).toBe("alice's")
     })
   )
 })
+
+// A test run that reaches a loopback origin needs internal addresses allowed, which the smuggling test above
+// expects refused: its own server.
+Fixture.describe(
+  `variables, internal addresses allowed (${TestDatabase.kind} database)`,
+  { env: { CHECKER__ALLOW_PRIVATE_TARGETS: "true" } },
+  (it) => {
+    it.scoped("POST /targets/test runs the check with the values in place: a port, a secret header", () =>
+      Effect.gen(function* () {
+        const alice = yield* Fixture.person()
+        const port = yield* origin("s3cret-header")
+        yield* variable(alice, { key: "port", value: String(port) })
+        const key = yield* variable(alice, { key: "api_key", is_secret: true, value: "wrong" })
+        const test = (check: Record<string, unknown>) =>
+          Effect.map(alice.browser.request("/api/v1/targets/test", { json: { check } }), (reply) => {
+            expect(reply.status, reply.text).toBe(200)
+            return Http.wire(reply, CheckResult)
+          })
+        const check = {
+          type: "http",
+          url: "http://127.0.0.1:{{port}}/ok",
+          headers: { "X-Api-Key": "{{api_key}}" },
+          expected_body_contains: "good"
+        }
+        const refused = yield* test(check)
+        expect(refused).toMatchObject({ status: "down", details: { status_code: 401 } })
+        yield* alice.browser.request(`/api/v1/variables/${key.id}`, {
+          method: "PATCH",
+          json: { value: "s3cret-header" }
+        })
+        expect(yield* test(check)).toMatchObject({ status: "up", details: { status_code: 200 } })
+
+        const unresolved = yield* alice.browser.request("/api/v1/targets/test", {
+          json: { check: { ...check, url: "http://127.0.0.1:{{no_port}}/ok" } }
+        })
+        expect(unresolved.status).toBe(422)
+        expect(Http.envelope(unresolved)).toMatchObject({ code: "UNRESOLVED_VARIABLE", field: "check.url" })
+      })
+    )
+  }
+)

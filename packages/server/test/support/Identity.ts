@@ -1,6 +1,7 @@
 /**
  * Signed-in people for tests, made through the real magic-link flow with mail caught by the SMTP catcher.
  */
+import { CreatedApiToken } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Browser from "./Browser.js"
 import * as Http from "./Http.js"
@@ -41,11 +42,17 @@ export const mintToken = (person: Person, body: Record<string, unknown> = {}) =>
       json: { name: "test", scopes: ["full_access"], ...body }
     })
     if (reply.status !== 201) return yield* Effect.dieMessage(`token create failed: ${reply.status} ${reply.text}`)
-    return reply.json as { id: string; token: string; prefix: string }
+    return Http.decode(reply, CreatedApiToken)
   })
 
-export const bearer = (server: TestServer.Running, token: string, path: string, init: RequestInit = {}) =>
-  Http.request(`${server.baseUrl}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string> | undefined) }
-  })
+/** A request with an API token; an `authorization` header in `init` wins, as a test sending a bad one means it. */
+export const bearer = (
+  server: Pick<TestServer.Running, "baseUrl">,
+  token: string,
+  path: string,
+  init: RequestInit & { readonly json?: unknown } = {}
+) => {
+  const headers = new Headers(init.headers)
+  if (!headers.has("authorization")) headers.set("authorization", `Bearer ${token}`)
+  return Http.request(`${server.baseUrl}${path}`, { ...init, headers })
+}
