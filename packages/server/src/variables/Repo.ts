@@ -7,6 +7,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import { OrgId } from "@signalman/core/Identity"
 import { Variable } from "@signalman/core/Variable"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Struct from "effect/Struct"
@@ -136,4 +137,60 @@ export class VariablesRepo extends Effect.Service<VariablesRepo>()("Signalman/Va
         Effect.map(Effect.orDie(remove({ org_id: orgId, id })), (rows) => rows.length > 0)
     }
   })
-}) {}
+}) {
+  /**
+   * An in-memory repository for unit tests of the service's rules: one store for every org, with `usedBy` giving
+   * how many monitors reference each key (what the database counts from the monitors' `variable_keys`).
+   */
+  static readonly Test = (usedBy: Readonly<Record<string, number>> = {}) =>
+    Layer.sync(VariablesRepo, () => {
+      const stored = new Map<string, typeof NewVariable.Type>()
+      const row = (v: typeof NewVariable.Type): VariableRow =>
+        VariableRow.make({
+          id: VariableRow.fields.id.make(v.id),
+          key: v.key,
+          is_secret: v.is_secret,
+          value_sealed: v.value_sealed,
+          used_by: usedBy[v.key] ?? 0
+        })
+      const ofOrg = (orgId: OrgId) =>
+        [...stored.values()].filter((v) => v.org_id === orgId).sort((a, b) => (a.key < b.key ? -1 : 1))
+      const find = (orgId: OrgId, id: string) => {
+        const v = stored.get(id)
+        return v === undefined || v.org_id !== orgId ? undefined : v
+      }
+      return VariablesRepo.make({
+        one: (orgId, id) =>
+          Effect.sync(() => Option.getOrUndefined(Option.map(Option.fromNullable(find(orgId, id)), row))),
+        list: (orgId, query) =>
+          Effect.sync(() => {
+            const all = ofOrg(orgId)
+            return { total: all.length, rows: all.slice(query.offset, query.offset + query.limit).map(row) }
+          }),
+        forKeys: (orgId, keys) =>
+          Effect.sync(() =>
+            ofOrg(orgId)
+              .filter((v) => keys.includes(v.key))
+              .map(row)
+          ),
+        insert: (v) =>
+          Effect.sync(() => {
+            if (ofOrg(v.org_id).some((other) => other.key === v.key)) return false
+            stored.set(v.id, v)
+            return true
+          }),
+        rotate: (orgId, id, valueSealed) =>
+          Effect.sync(() => {
+            const v = find(orgId, id)
+            if (v !== undefined) stored.set(id, { ...v, value_sealed: valueSealed })
+            return v !== undefined
+          }),
+        remove: (orgId, id) =>
+          Effect.sync(() => {
+            const v = find(orgId, id)
+            if (v === undefined || (usedBy[v.key] ?? 0) > 0) return false
+            return stored.delete(id)
+          })
+      })
+    })
+}

@@ -10,6 +10,7 @@ import type { OrgId } from "@signalman/core/Identity"
 import { Variable } from "@signalman/core/Variable"
 import * as VariableRefs from "@signalman/core/Variables"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Sealer } from "../crypto/Sealer.js"
 import { uuidv7 } from "../Ids.js"
 import { type VariableRow, VariablesRepo } from "./Repo.js"
@@ -114,4 +115,22 @@ export class Variables extends Effect.Service<Variables>()("Signalman/Variables"
     }
   }),
   dependencies: [VariablesRepo.Default, Sealer.Default]
-}) {}
+}) {
+  /**
+   * The service over the in-memory repository (`usedBy` as there) and a sealer that only marks values, for unit
+   * tests of its rules without a database.
+   */
+  static readonly Test = (usedBy: Readonly<Record<string, number>> = {}) =>
+    Variables.DefaultWithoutDependencies.pipe(
+      Layer.provide([
+        VariablesRepo.Test(usedBy),
+        Layer.succeed(
+          Sealer,
+          Sealer.make({
+            seal: (plaintext) => `sealed:${plaintext}`,
+            open: (sealed) => Effect.succeed(sealed.replace(/^sealed:/, ""))
+          })
+        )
+      ])
+    )
+}
