@@ -16,6 +16,7 @@ import * as Option from "effect/Option"
 import { Fingerprint } from "../auth/Fingerprint.js"
 import { currentRequestId } from "../http/RequestContext.js"
 import { uuidv7 } from "../Ids.js"
+import { AuditRepo } from "./Repo.js"
 
 /** One entry; account, org and user default to the request's caller and its active org. */
 export interface Entry {
@@ -28,23 +29,8 @@ export interface Entry {
 
 export class AuditLog extends Effect.Service<AuditLog>()("Signalman/AuditLog", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* AuditRepo
     const fingerprint = yield* Fingerprint
-
-    const insert = (row: {
-      readonly accountId: string | null
-      readonly orgId: string | null
-      readonly userId: string | null
-      readonly event: string
-      readonly details: Readonly<Record<string, unknown>>
-      readonly ipHash: string | null
-      readonly requestId: string | null
-    }) =>
-      sql`
-        INSERT INTO audit_events (id, account_id, org_id, user_id, event, details, ip_hash, request_id)
-        VALUES (${uuidv7()}, ${row.accountId}, ${row.orgId}, ${row.userId}, ${row.event}, ${JSON.stringify(row.details)}::jsonb,
-                ${row.ipHash}, ${row.requestId})
-      `.pipe(Effect.asVoid, Effect.orDie)
 
     /** Appends an entry; never fails the caller (a lost entry is logged, a refused request still answers). */
     const append = (entry: Entry): Effect.Effect<void> =>
@@ -52,19 +38,22 @@ export class AuditLog extends Effect.Service<AuditLog>()("Signalman/AuditLog", {
         const caller = Option.getOrUndefined(yield* Effect.serviceOption(Caller))
         const request = Option.getOrUndefined(yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest))
         const ip = request === undefined ? undefined : Option.getOrUndefined(request.remoteAddress)
-        const write = insert({
-          accountId: entry.accountId !== undefined ? entry.accountId : (caller?.user.accountId ?? null),
-          orgId: entry.orgId !== undefined ? entry.orgId : (caller?.org?.id ?? null),
-          userId: entry.userId !== undefined ? entry.userId : (caller?.user.id ?? null),
-          event: entry.event,
-          details: entry.details ?? {},
-          ipHash: fingerprint.hash(ip),
-          requestId: yield* FiberRef.get(currentRequestId)
-        }).pipe(
-          Effect.catchAllDefect((defect) =>
-            Effect.logError("Audit entry not written").pipe(Effect.annotateLogs({ event: entry.event, defect }))
+        const write = repo
+          .insert({
+            id: uuidv7(),
+            account_id: entry.accountId !== undefined ? entry.accountId : (caller?.user.accountId ?? null),
+            org_id: entry.orgId !== undefined ? entry.orgId : (caller?.org?.id ?? null),
+            user_id: entry.userId !== undefined ? entry.userId : (caller?.user.id ?? null),
+            event: entry.event,
+            details: entry.details ?? {},
+            ip_hash: fingerprint.hash(ip),
+            request_id: yield* FiberRef.get(currentRequestId)
+          })
+          .pipe(
+            Effect.catchAllDefect((defect) =>
+              Effect.logError("Audit entry not written").pipe(Effect.annotateLogs({ event: entry.event, defect }))
+            )
           )
-        )
         const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
         if (!inTransaction) return yield* write
         // The transaction may yet roll back; the entry must not go with it.
@@ -77,5 +66,5 @@ export class AuditLog extends Effect.Service<AuditLog>()("Signalman/AuditLog", {
 
     return { append }
   }),
-  dependencies: [Fingerprint.Default]
+  dependencies: [AuditRepo.Default, Fingerprint.Default]
 }) {}

@@ -7,15 +7,13 @@
  * map, so answering never decrypts; a PATCH opens the map only to keep the secrets sent back as `***`.
  */
 import { randomBytes } from "node:crypto"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as AddressGuard from "@signalman/checks/AddressGuard"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import * as Channel from "@signalman/core/Channel"
 import * as DecodeFailure from "@signalman/core/DecodeFailure"
 import type * as Plan from "@signalman/core/Plan"
-import { REDACTED, WriteSource } from "@signalman/core/Target"
-import * as DateTime from "effect/DateTime"
+import { REDACTED, type WriteSource } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -23,35 +21,18 @@ import * as Schema from "effect/Schema"
 import { AppConfig } from "../Config.js"
 import { Sealer } from "../crypto/Sealer.js"
 import { uuidv7 } from "../Ids.js"
+import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
-import * as References from "../targets/References.js"
+import { Deliveries } from "../notify/Deliveries.js"
+import { type ChannelRow, ChannelsRepo } from "./Repo.js"
 
-const ChannelRow = Schema.Struct({
-  id: Channel.ChannelId,
-  name: Schema.String,
-  kind: Channel.ChannelKind,
-  config: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  secrets: Schema.NullOr(Schema.String),
-  enabled: Schema.Boolean,
-  write_source: WriteSource,
-  created_at: Schema.DateFromSelf,
-  updated_at: Schema.DateFromSelf
-})
-export type ChannelRow = typeof ChannelRow.Type
+export type { ChannelRow } from "./Repo.js"
 
 const SecretMap = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.String }))
 
-export const toChannel = (row: ChannelRow): Channel.Channel =>
-  new Channel.Channel({
-    id: row.id,
-    name: row.name,
-    kind: row.kind,
-    config: row.config,
-    enabled: row.enabled,
-    write_source: row.write_source,
-    created_at: DateTime.unsafeFromDate(row.created_at),
-    updated_at: DateTime.unsafeFromDate(row.updated_at)
-  })
+/** The channel as answered: the row without its sealed secrets. */
+export const toChannel = ({ secrets: _secrets, ...channel }: ChannelRow): Channel.Channel =>
+  new Channel.Channel(channel)
 
 export const notFound = ApiError.make("NOT_FOUND", "No such notification channel")
 
@@ -74,31 +55,22 @@ const smsDisabled = (plan: Plan.Plan) =>
 
 export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ChannelsRepo
     const sealer = yield* Sealer
+    const plans = yield* Plans
     const quotaEvents = yield* QuotaEvents
+    const deliveries = yield* Deliveries
     const allowPrivate = (yield* AppConfig)["checker.allow_private_targets"]
-    const decode = Schema.decodeUnknown(Schema.Array(ChannelRow))
 
     const one = (org: ActiveOrg, id: string) =>
-      sql`SELECT * FROM channels WHERE id = ${id} AND org_id = ${org.id}`.pipe(
-        Effect.flatMap(decode),
-        Effect.map((rows) => rows[0]),
-        Effect.orDie
-      )
+      Effect.flatMap(repo.one(org.id, id), (row) => (row === undefined ? Effect.fail(notFound) : Effect.succeed(row)))
 
+    /** A page of the org's channels by name, and how many there are. */
     const list = (org: ActiveOrg, query: ListQuery) =>
-      Effect.gen(function* () {
-        const where = sql.and([
-          sql`org_id = ${org.id}`,
-          ...(query.kind === undefined ? [] : [sql`kind = ${query.kind}`])
-        ])
-        const [count] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM channels WHERE ${where}`
-        const rows = yield* sql`
-          SELECT * FROM channels WHERE ${where} ORDER BY lower(name), id LIMIT ${query.limit} OFFSET ${query.offset}
-        `.pipe(Effect.flatMap(decode))
-        return { rows, total: count?.n ?? 0 }
-      }).pipe(Effect.orDie)
+      Effect.map(
+        repo.list({ org_id: org.id, kind: query.kind, limit: query.limit, offset: query.offset }),
+        ({ rows, total }) => ({ data: rows.map(toChannel), total })
+      )
 
     /** A config URL naming an internal IP literal is refused like a check's address; names are judged at delivery. */
     const guard = (settings: Channel.Settings) =>
@@ -146,39 +118,32 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
     const seal = (secrets: Readonly<Record<string, string>>) =>
       Object.keys(secrets).length === 0 ? null : sealer.seal(JSON.stringify(secrets))
 
-    const create = (
-      org: ActiveOrg,
-      userId: string,
-      plan: Plan.Plan,
-      input: Channel.CreateChannel,
-      writeSource: WriteSource
-    ) =>
+    /** A new channel, with the webhook signing secret when the service made one (shown this once). */
+    const create = (org: ActiveOrg, userId: string, input: Channel.CreateChannel, writeSource: WriteSource) =>
       Effect.gen(function* () {
+        const plan = yield* plans.forAccount(org.accountId)
         if (input.kind === "sms" && !plan.flags.sms_alerts_enabled) return yield* Effect.fail(smsDisabled(plan))
         const { shown, secrets, generated } = yield* prepare(input, {}, false)
         const id = uuidv7()
-        const outcome = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${org.accountId}`}))`
-              const [count] = yield* sql<{ n: number }>`
-                SELECT count(*)::int AS n FROM channels c JOIN orgs o ON o.id = c.org_id
-                WHERE c.account_id = ${org.accountId} AND o.deleted_at IS NULL
-              `
-              const current = count?.n ?? 0
-              if (current >= plan.quotas.max_notification_channels) return { _tag: "Full", current } as const
-              const rows = yield* sql`
-                INSERT INTO channels (id, org_id, account_id, name, kind, config, secrets, enabled, write_source)
-                VALUES (${id}, ${org.id}, ${org.accountId}, ${input.name}, ${input.kind}, ${JSON.stringify(shown)}::jsonb,
-                  ${seal(secrets)}, ${input.enabled ?? true}, ${writeSource})
-                RETURNING *
-              `.pipe(Effect.flatMap(decode))
-              const row = rows[0]
-              if (row === undefined) return yield* Effect.dieMessage("channel vanished after insert")
-              return { _tag: "Created", row } as const
+        const outcome = yield* repo.transaction(
+          Effect.gen(function* () {
+            yield* repo.lockAccount(org.accountId)
+            const current = yield* repo.countOfAccount(org.accountId)
+            if (current >= plan.quotas.max_notification_channels) return { _tag: "Full", current } as const
+            const row = yield* repo.insert({
+              id,
+              org_id: org.id,
+              account_id: org.accountId,
+              name: input.name,
+              kind: input.kind,
+              config: shown,
+              secrets: seal(secrets),
+              enabled: input.enabled ?? true,
+              write_source: writeSource
             })
-          )
-          .pipe(Effect.orDie)
+            return { _tag: "Created", row } as const
+          })
+        )
         if (outcome._tag === "Full") {
           return yield* quotaEvents.refuse({
             plan,
@@ -188,7 +153,7 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
             current: outcome.current
           })
         }
-        return { row: outcome.row, signingSecret: generated }
+        return { channel: toChannel(outcome.row), signingSecret: generated }
       })
 
     /** The stored secret values of a row (empty when it has none). */
@@ -197,16 +162,10 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
         ? Effect.succeed<Record<string, string>>({})
         : sealer.open(row.secrets).pipe(Effect.flatMap(Schema.decodeUnknown(SecretMap)), Effect.orDie)
 
-    const update = (
-      org: ActiveOrg,
-      plan: Plan.Plan,
-      id: string,
-      patch: Channel.PatchChannel,
-      writeSource: WriteSource
-    ) =>
+    const update = (org: ActiveOrg, id: string, patch: Channel.PatchChannel, writeSource: WriteSource) =>
       Effect.gen(function* () {
+        const plan = yield* plans.forAccount(org.accountId)
         const row = yield* one(org, id)
-        if (row === undefined) return undefined
         // An existing sms channel may be renamed, paused or deleted on a plan without SMS, not armed or re-aimed.
         if (row.kind === "sms" && !plan.flags.sms_alerts_enabled && (patch.config !== undefined || patch.enabled)) {
           return yield* Effect.fail(smsDisabled(plan))
@@ -222,52 +181,31 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
           const prepared = yield* prepare(settings.right, yield* secretsOf(row), true)
           config = { shown: prepared.shown, sealed: seal(prepared.secrets) }
         }
-        const rows = yield* sql`
-          UPDATE channels SET
-            name = ${patch.name ?? row.name},
-            enabled = ${patch.enabled ?? row.enabled},
-            config = ${JSON.stringify(config?.shown ?? row.config)}::jsonb,
-            secrets = ${config === undefined ? row.secrets : config.sealed},
-            write_source = ${writeSource},
-            updated_at = now()
-          WHERE id = ${row.id} AND org_id = ${org.id}
-          RETURNING *
-        `.pipe(Effect.flatMap(decode), Effect.orDie)
-        return rows[0]
+        const updated = yield* repo.update({
+          id: row.id,
+          org_id: org.id,
+          name: patch.name ?? row.name,
+          enabled: patch.enabled ?? row.enabled,
+          config: config?.shown ?? row.config,
+          secrets: config === undefined ? row.secrets : config.sealed,
+          write_source: writeSource
+        })
+        return updated === undefined ? yield* Effect.fail(notFound) : toChannel(updated)
       })
 
-    /**
-     * Deletes the channel and, in the same transaction, every binding to it on the org's monitors (their other
-     * bindings keep their order), so no monitor is left pointing at nothing.
-     */
+    /** Deletes the channel and every binding to it on the org's monitors. */
     const remove = (org: ActiveOrg, id: string) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            // Under the org's reference lock, so no monitor saved meanwhile can bind the channel being deleted.
-            yield* References.lock(org.id)
-            const deleted = yield* sql<{ id: string }>`
-              DELETE FROM channels WHERE id = ${id} AND org_id = ${org.id} RETURNING id::text AS id
-            `
-            const gone = deleted[0]?.id
-            if (gone === undefined) return false
-            yield* sql`
-              UPDATE targets t SET
-                alerts = (
-                  SELECT coalesce(jsonb_agg(e.binding ORDER BY e.n), '[]'::jsonb)
-                  FROM jsonb_array_elements(t.alerts) WITH ORDINALITY AS e(binding, n)
-                  WHERE lower(e.binding->>'channel_id') <> ${gone}
-                ),
-                updated_at = now()
-              WHERE t.org_id = ${org.id}
-                AND EXISTS (
-                  SELECT 1 FROM jsonb_array_elements(t.alerts) AS b(binding) WHERE lower(b.binding->>'channel_id') = ${gone}
-                )
-            `
-            return true
-          })
-        )
-        .pipe(Effect.orDie)
+      Effect.flatMap(repo.remove(org.id, id), (removed) => (removed ? Effect.void : Effect.fail(notFound)))
+
+    /** A test send through the channel: the real sender, nothing stored. */
+    const test = (org: ActiveOrg, id: string) =>
+      Effect.gen(function* () {
+        const plan = yield* plans.forAccount(org.accountId)
+        const row = yield* one(org, id)
+        // A test of an sms channel costs a message like an alert does: only on a plan that includes SMS.
+        if (row.kind === "sms" && !plan.flags.sms_alerts_enabled) return yield* Effect.fail(smsDisabled(plan))
+        return yield* deliveries.sendTest(row)
+      })
 
     /**
      * A monitor's alert bindings: each must name a channel of the org, each at most once (400 VALIDATION_FAILED on
@@ -285,10 +223,7 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
             })
           )
         }
-        const known = yield* sql<{ id: string }>`
-          SELECT id::text AS id FROM channels WHERE org_id = ${org.id} AND id IN ${sql.in(ids)}
-        `.pipe(Effect.orDie)
-        const found = new Set(known.map((row) => row.id))
+        const found = yield* repo.known(org.id, ids)
         const unknown = ids.findIndex((channelId) => !found.has(channelId))
         if (unknown !== -1) {
           return yield* Effect.fail(
@@ -299,7 +234,15 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
         }
       })
 
-    return { one, list, create, update, remove, checkBindings, smsDisabled }
+    return {
+      list,
+      get: (org: ActiveOrg, id: string) => Effect.map(one(org, id), toChannel),
+      create,
+      update,
+      remove,
+      test,
+      checkBindings
+    }
   }),
-  dependencies: [Sealer.Default, QuotaEvents.Default]
+  dependencies: [ChannelsRepo.Default, Sealer.Default, Plans.Default, QuotaEvents.Default, Deliveries.Default]
 }) {}

@@ -5,8 +5,11 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import m0001 from "./migrations/0001_instance.js"
 import m0002 from "./migrations/0002_identity.js"
 import m0003 from "./migrations/0003_targets.js"
@@ -51,9 +54,16 @@ export const layer = Layer.effectDiscard(
   Effect.gen(function* () {
     const done = yield* run({ loader, table: "signalman_migrations" })
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ id: string }>`SELECT id FROM instance`
+    const instance = yield* SqlSchema.findOne({
+      Request: Schema.Void,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: () => sql`SELECT id FROM instance`
+    })(undefined)
     yield* Effect.logInfo("Database ready").pipe(
-      Effect.annotateLogs({ migrations_applied: done.map(([id, name]) => `${id}_${name}`), instance: rows[0]?.id })
+      Effect.annotateLogs({
+        migrations_applied: done.map(([id, name]) => `${id}_${name}`),
+        instance: Option.getOrUndefined(Option.map(instance, (row) => row.id))
+      })
     )
   })
 )

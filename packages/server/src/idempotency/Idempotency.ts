@@ -14,12 +14,11 @@ import { createHash } from "node:crypto"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import * as ApiError from "@signalman/core/ApiError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { IdempotencyRepo } from "./Repo.js"
 
 /** Who may replay an answer, and for which operation: a key is never shared across callers or endpoints. */
 export interface Scope {
@@ -42,10 +41,11 @@ const wellFormed = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/
 /** The raised error when another request committed the same key first; the caller then replays. */
 export class LostRace extends Schema.TaggedError<LostRace>()("LostRace", {}) {}
 
-const StoredAnswer = Schema.Struct({
-  fingerprint: Schema.String,
-  response: Schema.Unknown,
-  location: Schema.NullOr(Schema.String)
+const keyOf = (claim: Claim) => ({
+  org_id: claim.orgId,
+  user_id: claim.userId,
+  operation: claim.operation,
+  key: claim.key
 })
 
 // A body is fingerprinted as decoded, so two spellings of the same request (spacing, key order of the JSON the
@@ -65,7 +65,7 @@ const canonical = (value: unknown): string => {
 
 export class Idempotency extends Effect.Service<Idempotency>()("Signalman/Idempotency", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* IdempotencyRepo
 
     /** The request's key as a claim on this scope, or none when the header is absent; a malformed key is 400. */
     const claim = (
@@ -92,12 +92,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Signalman/Idempo
       schema: Schema.Schema<A, I>
     ): Effect.Effect<Option.Option<A>, ApiError.ApiError> =>
       Effect.gen(function* () {
-        const rows = yield* sql`
-          SELECT fingerprint, response, location FROM idempotency_keys
-          WHERE org_id = ${claim.orgId} AND user_id = ${claim.userId} AND operation = ${claim.operation}
-            AND key = ${claim.key} AND created_at > now() - interval '24 hours'
-        `.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredAnswer))), Effect.orDie)
-        const stored = rows[0]
+        const stored = yield* repo.answer(keyOf(claim))
         if (stored === undefined) return Option.none()
         if (stored.fingerprint !== claim.fingerprint) {
           return yield* Effect.fail(
@@ -129,25 +124,16 @@ export class Idempotency extends Effect.Service<Idempotency>()("Signalman/Idempo
       schema: Schema.Schema<A, I>,
       answer: A,
       location: string | null
-    ): Effect.Effect<void, LostRace | SqlError> =>
+    ): Effect.Effect<void, LostRace> =>
       Effect.gen(function* () {
         const response = yield* Schema.encode(schema)(answer).pipe(Effect.orDie)
         // An expired key of the same name is replaced: after 24 hours the key means a new request.
-        yield* sql`
-          DELETE FROM idempotency_keys
-          WHERE org_id = ${claim.orgId} AND user_id = ${claim.userId} AND operation = ${claim.operation}
-            AND key = ${claim.key} AND created_at <= now() - interval '24 hours'
-        `
-        const inserted = yield* sql`
-          INSERT INTO idempotency_keys (org_id, user_id, operation, key, fingerprint, status, response, location)
-          VALUES (${claim.orgId}, ${claim.userId}, ${claim.operation}, ${claim.key}, ${claim.fingerprint}, 201,
-            ${JSON.stringify(response)}::jsonb, ${location})
-          ON CONFLICT DO NOTHING
-          RETURNING key
-        `
-        if (inserted.length === 0) return yield* new LostRace()
+        yield* repo.dropExpired(keyOf(claim))
+        const inserted = yield* repo.insert(keyOf(claim), { fingerprint: claim.fingerprint, response, location })
+        if (!inserted) return yield* new LostRace()
       })
 
     return { claim, replay, record }
-  })
+  }),
+  dependencies: [IdempotencyRepo.Default]
 }) {}

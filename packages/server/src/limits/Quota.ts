@@ -2,15 +2,15 @@
  * Refusals at a limit: the `QUOTA_EXCEEDED` and `RATE_LIMITED` errors in the spec's shape, each appended to the
  * quota-event log.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type * as Plan from "@signalman/core/Plan"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../Ids.js"
+import { LimitsRepo } from "./Repo.js"
 
 export class QuotaEvents extends Effect.Service<QuotaEvents>()("Signalman/QuotaEvents", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* LimitsRepo
     const log = (event: {
       readonly accountId: string | null
       readonly userId: string | null
@@ -19,10 +19,15 @@ export class QuotaEvents extends Effect.Service<QuotaEvents>()("Signalman/QuotaE
       readonly limit: number
       readonly current: number
     }) =>
-      sql`
-        INSERT INTO quota_events (id, account_id, user_id, kind, name, limit_value, current_value)
-        VALUES (${uuidv7()}, ${event.accountId}, ${event.userId}, ${event.kind}, ${event.name}, ${event.limit}, ${event.current})
-      `.pipe(Effect.asVoid, Effect.orDie)
+      repo.log({
+        id: uuidv7(),
+        account_id: event.accountId,
+        user_id: event.userId,
+        kind: event.kind,
+        name: event.name,
+        limit_value: event.limit,
+        current_value: event.current
+      })
 
     /** 422 QUOTA_EXCEEDED: details name the quota with current, limit and plan; field is null. */
     const quotaExceeded = (input: {
@@ -97,5 +102,6 @@ export class QuotaEvents extends Effect.Service<QuotaEvents>()("Signalman/QuotaE
           )
         )
     }
-  })
+  }),
+  dependencies: [LimitsRepo.Default]
 }) {}

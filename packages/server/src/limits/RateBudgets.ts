@@ -6,9 +6,9 @@
  * granted only what was left under the limit, so the processes together never admit more than the limit in a
  * window; near the limit blocks shrink to one request, so little budget sits unused in another process.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import { LimitsRepo } from "./Repo.js"
 
 const WINDOW_MS = 60_000
 
@@ -30,20 +30,12 @@ interface Local {
 
 export class RateBudgets extends Effect.Service<RateBudgets>()("Signalman/RateBudgets", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* LimitsRepo
     const state = new Map<string, Local>()
     let lastSweep = 0
 
     const reserve = (subject: string, category: string, window: number, block: number) =>
-      sql<{ used: string | number }>`
-        INSERT INTO rate_windows AS w (subject, category, window_start, used)
-        VALUES (${subject}, ${category}, ${new Date(window)}, ${block})
-        ON CONFLICT (subject, category, window_start) DO UPDATE SET used = w.used + ${block}
-        RETURNING used
-      `.pipe(
-        Effect.map((rows) => Number(rows[0]?.used ?? block)),
-        Effect.orDie
-      )
+      repo.reserve({ subject, category, window_start: new Date(window), block })
 
     // Old windows are never read again; drop them now and then instead of running a sweeper for them.
     const sweep = (now: number) =>
@@ -53,7 +45,7 @@ export class RateBudgets extends Effect.Service<RateBudgets>()("Signalman/RateBu
             Effect.sync(() => {
               lastSweep = now
             }),
-            sql`DELETE FROM rate_windows WHERE window_start < ${new Date(now - 10 * WINDOW_MS)}`.pipe(Effect.ignore)
+            repo.sweep(new Date(now - 10 * WINDOW_MS))
           )
 
     const current = (key: string, window: number): Local => {
@@ -123,5 +115,6 @@ export class RateBudgets extends Effect.Service<RateBudgets>()("Signalman/RateBu
       })
 
     return { spend }
-  })
+  }),
+  dependencies: [LimitsRepo.Default]
 }) {}

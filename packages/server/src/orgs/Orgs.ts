@@ -2,74 +2,48 @@
  * Orgs of an account: creation under `max_orgs` (422 OWNER_ORG_LIMIT, counted under the account's lock so
  * concurrent creates settle at the limit), the account's usage, and invitations.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { CallerShape } from "@signalman/core/api/Authentication"
-import { type AccountId, InvitationId, OrgId } from "@signalman/core/Identity"
+import { type AccountId, Invitation, Org, type OrgId, OrgUsage } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
+import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
-import { isPlausibleEmail, normalizeEmail } from "../auth/Accounts.js"
+import { Accounts, isPlausibleEmail, type MembershipRow, normalizeEmail } from "../auth/Accounts.js"
 import { Invalidation } from "../auth/Invalidation.js"
 import { Mailer } from "../auth/Mailer.js"
 import { randomSecret, sha256 } from "../auth/Secrets.js"
+import { Sessions } from "../auth/Sessions.js"
 import { TtlCache } from "../auth/TtlCache.js"
 import { AppConfig, publicBaseUrl } from "../Config.js"
 import { uuidv7 } from "../Ids.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import { Invitations } from "./Invitations.js"
+import { OrgsRepo, type PooledCounts } from "./Repo.js"
 
 const INVITATION_DAYS = 7
 
-export const InvitationRow = Schema.Struct({
-  id: InvitationId,
-  org_id: OrgId,
-  email: Schema.String,
-  role: Schema.Literal("owner", "member"),
-  created_at: Schema.DateFromSelf,
-  expires_at: Schema.DateFromSelf
-})
-export type InvitationRow = typeof InvitationRow.Type
+const noOrg = ApiError.make("NOT_FOUND", "No such org")
+const noInvitation = ApiError.make("NOT_FOUND", "No such invitation")
 
-/**
- * Pooled quotas: how many of each the account holds now. A resource that does not exist yet in this release
- * holds none; each feature adds its count here as it lands.
- */
-const pooledCounts = (sql: SqlClient.SqlClient, accountId: string) =>
-  sql<{
-    orgs: number
-    members: number
-    invitations: number
-    channels: number
-    maintenance: number
-    shared_monitors: number
-  }>`
-    SELECT
-      (SELECT count(*) FROM orgs WHERE account_id = ${accountId} AND deleted_at IS NULL)::int AS orgs,
-      (SELECT count(DISTINCT m.user_id) FROM memberships m JOIN orgs o ON o.id = m.org_id
-        WHERE o.account_id = ${accountId} AND o.deleted_at IS NULL)::int AS members,
-      (SELECT count(*) FROM invitations i JOIN orgs o ON o.id = i.org_id
-        WHERE o.account_id = ${accountId} AND o.deleted_at IS NULL AND i.accepted_at IS NULL
-          AND i.declined_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > now())::int AS invitations,
-      (SELECT count(*) FROM channels c JOIN orgs o ON o.id = c.org_id
-        WHERE c.account_id = ${accountId} AND o.deleted_at IS NULL)::int AS channels,
-      (SELECT count(*) FROM maintenance_windows w JOIN orgs o ON o.id = w.org_id
-        WHERE w.account_id = ${accountId} AND o.deleted_at IS NULL AND w.deleted_at IS NULL
-          AND w.ends_at > now())::int AS maintenance,
-      (SELECT count(DISTINCT s.target_id) FROM monitor_shares s JOIN orgs o ON o.id = s.org_id
-        WHERE s.account_id = ${accountId} AND o.deleted_at IS NULL AND s.revoked_at IS NULL
-          AND (s.expires_at IS NULL OR s.expires_at > now()))::int AS shared_monitors
-  `.pipe(
-    Effect.map(([row]) => ({
-      max_orgs: row?.orgs ?? 0,
-      max_members: row?.members ?? 0,
-      max_pending_invitations: row?.invitations ?? 0,
-      max_notification_channels: row?.channels ?? 0,
-      max_maintenance_windows: row?.maintenance ?? 0,
-      max_shared_monitors: row?.shared_monitors ?? 0
-    })),
-    Effect.orDie
-  )
+const toOrg = (m: MembershipRow) =>
+  new Org({
+    id: m.id,
+    slug: m.slug,
+    name: m.name,
+    role: m.role,
+    created_at: DateTime.unsafeFromDate(m.created_at)
+  })
+
+/** The account's counts by the quota each is held against. */
+const byQuota = (counts: PooledCounts): Partial<Record<Plan.QuotaName, number>> => ({
+  max_orgs: counts.orgs,
+  max_members: counts.members,
+  max_pending_invitations: counts.invitations,
+  max_notification_channels: counts.channels,
+  max_maintenance_windows: counts.maintenance,
+  max_shared_monitors: counts.shared_monitors
+})
 
 export const pooledQuotas = [
   "max_orgs",
@@ -87,45 +61,49 @@ export const pooledQuotas = [
 
 export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* OrgsRepo
+    const accounts = yield* Accounts
+    const sessions = yield* Sessions
+    const invitations = yield* Invitations
     const plans = yield* Plans
     const quotaEvents = yield* QuotaEvents
     const mailer = yield* Mailer
     const invalidation = yield* Invalidation
     const config = yield* AppConfig
     const base = yield* publicBaseUrl
-    const decodeInvitations = Schema.decodeUnknown(Schema.Array(InvitationRow))
+
+    /** The user's membership of the org; a non-member hears the same 404 as for an org that does not exist. */
+    const membership = (userId: string, orgId: string) =>
+      Effect.flatMap(accounts.membership(userId, orgId), (m) =>
+        m === undefined ? Effect.fail(noOrg) : Effect.succeed(m)
+      )
+
+    /** The membership just made, which must be there. */
+    const joined = (userId: string, orgId: string, missing: string) =>
+      Effect.flatMap(accounts.membership(userId, orgId), (m) =>
+        m === undefined ? Effect.dieMessage(missing) : Effect.succeed(toOrg(m))
+      )
 
     const create = (caller: CallerShape, input: { readonly name: string; readonly slug: string }) =>
       Effect.gen(function* () {
         const accountId = caller.user.accountId
         const plan = yield* plans.forAccount(accountId)
-        const outcome = yield* sql
-          .withTransaction(
+        const outcome = yield* repo
+          .transaction(
             Effect.gen(function* () {
-              yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
-              const [count] = yield* sql<{ n: number }>`
-                SELECT count(*)::int AS n FROM orgs WHERE account_id = ${accountId} AND deleted_at IS NULL
-              `
-              const current = count?.n ?? 0
+              yield* repo.lockAccount(accountId)
+              const current = yield* repo.orgCount(accountId)
               if (current >= plan.quotas.max_orgs) return { _tag: "Full", current } as const
-              const taken = yield* sql`SELECT 1 FROM orgs WHERE slug = ${input.slug}`
-              if (taken.length > 0) return { _tag: "Taken" } as const
+              if (yield* repo.slugTaken(input.slug)) return { _tag: "Taken" } as const
               const id = uuidv7()
-              yield* sql`INSERT INTO orgs (id, account_id, slug, name) VALUES (${id}, ${accountId}, ${input.slug}, ${input.name})`
-              yield* sql`INSERT INTO memberships (org_id, user_id, role) VALUES (${id}, ${caller.user.id}, 'owner')`
+              yield* repo.insertOrg({ id, account_id: accountId, slug: input.slug, name: input.name })
+              yield* repo.insertOwner(id, caller.user.id)
               return { _tag: "Created", id } as const
             })
           )
           .pipe(
             // Two creates racing for one slug: the unique index decides, the loser hears SLUG_TAKEN.
-            Effect.catchIf(
-              (e) =>
-                String(e).includes("orgs_slug_key") ||
-                String((e as { cause?: unknown }).cause).includes("orgs_slug_key"),
-              () => Effect.succeed({ _tag: "Taken" } as const)
-            ),
-            Effect.orDie
+            Effect.catchTag("SlugTaken", () => Effect.succeed({ _tag: "Taken" } as const))
           )
         switch (outcome._tag) {
           case "Full":
@@ -141,35 +119,40 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
             return yield* Effect.fail(ApiError.make("SLUG_TAKEN", `The slug ${input.slug} is taken`, { field: "slug" }))
           case "Created":
             yield* invalidation.publish(`user:${caller.user.id}`)
-            return outcome.id
+            return yield* joined(caller.user.id, outcome.id, "new org without its owner")
         }
       })
 
     // Usage counts are cached per account for usage_cache_ttl_secs (the spec's usage cache).
-    const usageCache = new TtlCache<Awaited<Effect.Effect.Success<ReturnType<typeof pooledCounts>>>>(
-      config.usage_cache_ttl_secs * 1000
-    )
-    const counted = (accountId: string) =>
+    const usageCache = new TtlCache<Partial<Record<Plan.QuotaName, number>>>(config.usage_cache_ttl_secs * 1000)
+    const counted = (accountId: AccountId) =>
       Effect.suspend(() => {
         const hit = usageCache.get(accountId)
         return hit !== undefined
           ? Effect.succeed(hit)
-          : Effect.tap(pooledCounts(sql, accountId), (counts) =>
+          : Effect.tap(Effect.map(repo.pooledCounts(accountId), byQuota), (counts) =>
               Effect.sync(() => usageCache.set(accountId, counts, [`account:${accountId}`]))
             )
       })
 
-    const usage = (accountId: AccountId) =>
+    /** The account's pooled quotas with their use, its other quotas, rates and flags, as a member of the org sees them. */
+    const usage = (userId: string, orgId: string) =>
       Effect.gen(function* () {
+        const accountId = (yield* membership(userId, orgId)).account_id
         const plan = yield* plans.forAccount(accountId)
-        const counts = yield* counted(accountId)
-        const known: Partial<Record<Plan.QuotaName, number>> = counts
+        const known = yield* counted(accountId)
         const quotas = Object.fromEntries(
           pooledQuotas.map((q) => [q, { current: known[q] ?? 0, limit: plan.quotas[q] }])
         )
         const pooled = new Set<string>(pooledQuotas)
         const policy = Object.fromEntries(Plan.quotaNames.filter((q) => !pooled.has(q)).map((q) => [q, plan.quotas[q]]))
-        return { plan, quotas, policy }
+        return new OrgUsage({
+          plan: { id: plan.id, name: plan.name },
+          quotas,
+          policy,
+          rates: { ...plan.rates, support_per_minute: 2 },
+          flags: Object.fromEntries(Plan.flagNames.map((f) => [f, plan.flags[f]]))
+        })
       })
 
     const invite = (
@@ -186,43 +169,27 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
         }
         const plan = yield* plans.forAccount(org.accountId)
         const token = randomSecret(32)
-        const outcome = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${org.accountId}`}))`
-              const member = yield* sql`
-                SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id
-                WHERE m.org_id = ${org.id} AND u.email = ${email}
-              `
-              if (member.length > 0) return { _tag: "Member" } as const
-              // A repeated invitation to the same address refreshes the one pending row.
-              const refreshed = yield* sql`
-                UPDATE invitations SET token_hash = ${sha256(token)}, role = ${input.role}, invited_by = ${caller.user.id},
-                  expires_at = now() + make_interval(days => ${INVITATION_DAYS})
-                WHERE org_id = ${org.id} AND email = ${email}
-                  AND accepted_at IS NULL AND declined_at IS NULL AND revoked_at IS NULL
-                RETURNING id, org_id, email, role, created_at, expires_at
-              `.pipe(Effect.flatMap(decodeInvitations))
-              if (refreshed[0] !== undefined) return { _tag: "Invited", row: refreshed[0] } as const
-              const [pending] = yield* sql<{ n: number }>`
-                SELECT count(*)::int AS n FROM invitations i JOIN orgs o ON o.id = i.org_id
-                WHERE o.account_id = ${org.accountId} AND i.accepted_at IS NULL AND i.declined_at IS NULL
-                  AND i.revoked_at IS NULL AND i.expires_at > now()
-              `
-              const current = pending?.n ?? 0
-              if (current >= plan.quotas.max_pending_invitations) return { _tag: "Full", current } as const
-              const rows = yield* sql`
-                INSERT INTO invitations (id, org_id, email, role, token_hash, invited_by, expires_at)
-                VALUES (${uuidv7()}, ${org.id}, ${email}, ${input.role}, ${sha256(token)}, ${caller.user.id},
-                        now() + make_interval(days => ${INVITATION_DAYS}))
-                RETURNING id, org_id, email, role, created_at, expires_at
-              `.pipe(Effect.flatMap(decodeInvitations))
-              const row = rows[0]
-              if (row === undefined) return yield* Effect.dieMessage("invitation vanished after insert")
-              return { _tag: "Invited", row } as const
-            })
-          )
-          .pipe(Effect.orDie)
+        const issue = {
+          org_id: org.id,
+          email,
+          role: input.role,
+          token_hash: sha256(token),
+          invited_by: caller.user.id,
+          days: INVITATION_DAYS
+        }
+        const outcome = yield* repo.transaction(
+          Effect.gen(function* () {
+            yield* repo.lockAccount(org.accountId)
+            if (yield* repo.isMember(org.id, email)) return { _tag: "Member" } as const
+            // A repeated invitation to the same address refreshes the one pending row.
+            const refreshed = yield* repo.refreshInvitation(issue)
+            if (refreshed !== undefined) return { _tag: "Invited", row: refreshed } as const
+            const current = yield* repo.pendingOfAccount(org.accountId)
+            if (current >= plan.quotas.max_pending_invitations) return { _tag: "Full", current } as const
+            const row = yield* repo.insertInvitation({ ...issue, id: uuidv7() })
+            return { _tag: "Invited", row } as const
+          })
+        )
         if (outcome._tag === "Member") {
           return yield* Effect.fail(
             ApiError.make("ALREADY_MEMBER", `${email} is already a member of ${org.slug}`, { field: "email" })
@@ -262,33 +229,81 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
             ].join("\n")
           })
           .pipe(Effect.catchAll((error) => Effect.logError("Could not send the invitation mail", error.cause)))
-        return outcome.row
+        return new Invitation(outcome.row)
       })
 
+    /** The org's live invitations, oldest first. */
     const pendingInvitations = (orgId: string) =>
-      sql`
-        SELECT id, org_id, email, role, created_at, expires_at FROM invitations
-        WHERE org_id = ${orgId} AND accepted_at IS NULL AND declined_at IS NULL AND revoked_at IS NULL AND expires_at > now()
-        ORDER BY created_at
-      `.pipe(Effect.flatMap(decodeInvitations), Effect.orDie)
+      Effect.map(repo.pendingOfOrg(orgId), (rows) => rows.map((row) => new Invitation(row)))
 
     const revokeInvitation = (orgId: string, id: string) =>
-      sql<{ id: string }>`
-        UPDATE invitations SET revoked_at = now()
-        WHERE id = ${id} AND org_id = ${orgId} AND accepted_at IS NULL AND declined_at IS NULL AND revoked_at IS NULL
-        RETURNING id
-      `.pipe(
-        Effect.map((rows) => rows.length > 0),
-        Effect.orDie
-      )
+      Effect.flatMap(repo.revokeInvitation(orgId, id), (revoked) => (revoked ? Effect.void : Effect.fail(noInvitation)))
 
-    const decline = (token: string) =>
-      sql`
-        UPDATE invitations SET declined_at = now()
-        WHERE token_hash = ${sha256(token)} AND accepted_at IS NULL AND declined_at IS NULL AND revoked_at IS NULL
-      `.pipe(Effect.asVoid, Effect.orDie)
+    /**
+     * Accepts an invitation for the caller and makes its org the session's active one. Without a seat left in the
+     * inviting account it is 422 QUOTA_EXCEEDED on `max_members`; unknown, revoked, expired or addressed to someone
+     * else it is one 404, so tokens cannot be probed.
+     */
+    const acceptInvitation = (sessionId: string, caller: CallerShape, token: string) =>
+      Effect.gen(function* () {
+        const outcome = yield* invitations.accept(token, { id: caller.user.id, email: caller.user.email })
+        if (outcome._tag === "Failed") {
+          if (outcome.reason === "no_seat") {
+            const accountId = (yield* repo.accountOfInvitation(sha256(token))) ?? caller.user.accountId
+            const plan = yield* plans.forAccount(accountId)
+            return yield* quotaEvents.refuse({
+              plan,
+              accountId,
+              userId: caller.user.id,
+              quota: "max_members",
+              current: plan.quotas.max_members
+            })
+          }
+          return yield* Effect.fail(noInvitation)
+        }
+        yield* sessions.setActiveOrg(sessionId, outcome.orgId)
+        return yield* joined(caller.user.id, outcome.orgId, "joined org without the membership")
+      })
 
-    return { create, usage, invite, pendingInvitations, revokeInvitation, decline }
+    /** Declines the invitation a token names, if it names a pending one; the same either way. */
+    const decline = (token: string) => repo.decline(sha256(token))
+
+    const support = (caller: CallerShape, request: { readonly subject: string; readonly message: string }) =>
+      Effect.gen(function* () {
+        yield* repo.insertSupportRequest({
+          id: uuidv7(),
+          user_id: caller.user.id,
+          org_id: caller.org?.id ?? null,
+          subject: request.subject,
+          message: request.message
+        })
+        yield* Effect.logInfo("Support request").pipe(
+          Effect.annotateLogs({ user_id: caller.user.id, subject: request.subject })
+        )
+      })
+
+    return {
+      membership,
+      list: (userId: string) => Effect.map(accounts.memberships(userId), (ms) => ms.map(toOrg)),
+      get: (userId: string, orgId: string) => Effect.map(membership(userId, orgId), toOrg),
+      create,
+      usage,
+      invite,
+      pendingInvitations,
+      revokeInvitation,
+      acceptInvitation,
+      decline,
+      support
+    }
   }),
-  dependencies: [Plans.Default, QuotaEvents.Default, Invalidation.Default]
+  dependencies: [
+    OrgsRepo.Default,
+    Accounts.Default,
+    Sessions.Default,
+    Invitations.Default,
+    Plans.Default,
+    QuotaEvents.Default,
+    Invalidation.Default,
+    Mailer.layer
+  ]
 }) {}

@@ -11,6 +11,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Accounts } from "../auth/Accounts.js"
 import { readCookie } from "../auth/Cookies.js"
 import { COOKIE, Sessions } from "../auth/Sessions.js"
@@ -82,4 +83,4 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       })
     )
   })
-)
+).pipe(Layer.provide([Invitations.Default, Orgs.Default]))

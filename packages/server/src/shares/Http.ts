@@ -6,23 +6,18 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { requireOrg, requireScope } from "../auth/Policy.js"
-import { Plans } from "../limits/Plans.js"
 import { Shares } from "./Shares.js"
 
 export const layer = HttpApiBuilder.group(SignalmanApi, "shares", (handlers) =>
-  Effect.gen(function* () {
-    const shares = yield* Shares
-    const plans = yield* Plans
-
-    return handlers
+  Effect.map(Shares, (shares) =>
+    handlers
       .handle("create", ({ path, payload }) =>
         Effect.gen(function* () {
           yield* requireScope("targets:write")
           const caller = yield* Caller
-          const org = yield* requireOrg
-          const plan = yield* plans.forAccount(org.accountId)
-          return yield* shares.create(org, caller.user.id, plan, path.id, payload)
+          return yield* shares.create(yield* requireOrg, caller.user.id, path.id, payload)
         })
       )
       .handle("list", ({ path }) =>
@@ -38,5 +33,5 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "shares", (handlers) =>
           yield* shares.revoke(yield* requireOrg, path.id, path.share_id, caller.user.id)
         })
       )
-  })
-)
+  )
+).pipe(Layer.provide(Shares.Default))

@@ -13,22 +13,15 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as SqlClient from "@effect/sql/SqlClient"
 import type { CheckResult } from "@signalman/core/CheckResult"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
-import { Readings } from "../engine/Readings.js"
+import * as Layer from "effect/Layer"
 import { escapeHtml, page } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
-import { Plans } from "../limits/Plans.js"
-import { type SharedMonitor, Shares } from "./Shares.js"
+import { Shares } from "./Shares.js"
+import { type IncidentRow, type SharedView, ShareView } from "./View.js"
 
 export const routes: ReadonlyArray<Route> = [{ method: "GET", path: "/m/:token", body: "none" }]
-
-const HOUR = 3_600_000
-const DAY = 24 * HOUR
-const RECENT_RESULTS = 20
-const RECENT_INCIDENTS = 10
 
 const headers = {
   "cache-control": "private, no-store",
@@ -47,23 +40,6 @@ const notFoundPage = withHeaders(
     404
   )
 )
-
-const MonitorRow = Schema.Struct({
-  name: Schema.String,
-  kind: Schema.String,
-  enabled: Schema.Boolean,
-  scheduled_status: Schema.NullOr(Schema.String)
-})
-const decodeMonitor = Schema.decodeUnknown(Schema.Array(MonitorRow))
-
-const IncidentRow = Schema.Struct({
-  public_title: Schema.NullOr(Schema.String),
-  impact: Schema.String,
-  started_at: Schema.DateFromSelf,
-  ended_at: Schema.NullOr(Schema.DateFromSelf)
-})
-type IncidentRow = typeof IncidentRow.Type
-const decodeIncidents = Schema.decodeUnknown(Schema.Array(IncidentRow))
 
 const kindLabels: Record<string, string> = {
   http: "HTTP",
@@ -158,90 +134,44 @@ const style = `<style>
   dt { font-weight: 600; } dd { margin: 0; }
 </style>`
 
-export const layer = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function* () {
-    const shares = yield* Shares
-    const readings = yield* Readings
-    const plans = yield* Plans
-    const sql = yield* SqlClient.SqlClient
-
-    const render = (shared: SharedMonitor) =>
-      Effect.gen(function* () {
-        // Only the columns the page shows: the check (and its sealed credentials) never leave the database here.
-        const [monitor] = yield* sql`
-          SELECT t.name, t.kind, t.enabled, (
-            SELECT s.last_status FROM schedules s WHERE s.target_id = t.id AND s.last_status IS NOT NULL
-            ORDER BY array_position(ARRAY['down', 'error', 'degraded', 'up'], s.last_status) LIMIT 1
-          ) AS scheduled_status
-          FROM targets t WHERE t.id = ${shared.targetId}
-        `.pipe(Effect.flatMap(decodeMonitor))
-        if (monitor === undefined) return notFoundPage
-        const plan = yield* plans.forAccount(shared.accountId)
-        const now = Date.now()
-        const to = new Date(now)
-        const rawFrom = new Date(now - plan.quotas.raw_days * DAY)
-        const readable = (span: number) => new Date(Math.max(now - span, now - plan.quotas.retention_days * DAY))
-        const uptimeOver = (span: number) =>
-          Effect.map(
-            readings.uptime(shared.targetId, { from: readable(span), to, region: undefined }, rawFrom),
-            (u) => u.uptime_pct
-          )
-        const [day, week, month] = yield* Effect.all([uptimeOver(DAY), uptimeOver(7 * DAY), uptimeOver(30 * DAY)])
-        const latency = yield* readings.latency(shared.targetId, { from: readable(DAY), to, region: undefined })
-        const recent = yield* readings.results(
-          shared.targetId,
-          { from: readable(30 * DAY), to, region: undefined },
-          RECENT_RESULTS,
-          0
-        )
-        const incidents = yield* sql`
-          SELECT i.public_title, i.impact, i.started_at, i.ended_at FROM incidents i
-          WHERE (i.target_id = ${shared.targetId}
-              OR EXISTS (SELECT 1 FROM incident_components c WHERE c.incident_id = i.id AND c.target_id = ${shared.targetId}))
-            AND (i.ended_at IS NULL OR i.ended_at > ${new Date(now - 90 * DAY)})
-          ORDER BY i.started_at DESC LIMIT ${RECENT_INCIDENTS}
-        `.pipe(Effect.flatMap(decodeIncidents))
-
-        const status = !monitor.enabled ? "paused" : (monitor.scheduled_status ?? recent.data[0]?.status ?? "unknown")
-        const measured = latency.buckets.filter((b) => b.mean_ms !== null)
-        const checks = measured.reduce((n, b) => n + b.checks, 0)
-        const mean = checks === 0 ? null : measured.reduce((sum, b) => sum + (b.mean_ms ?? 0) * b.checks, 0) / checks
-        const p95 = measured.reduce<number | null>(
-          (max, b) => (b.p95_ms === null ? max : Math.max(max ?? 0, b.p95_ms)),
-          null
-        )
-
-        const body = `${style}
-<h1>${escapeHtml(monitor.name)}</h1>
-<p class="note">${escapeHtml(kindLabels[monitor.kind] ?? monitor.kind)} monitor · shared read-only view</p>
-<p class="status s-${escapeHtml(status)}">${escapeHtml(statusLabels[status] ?? status)}</p>
+const render = (view: SharedView) => {
+  const body = `${style}
+<h1>${escapeHtml(view.name)}</h1>
+<p class="note">${escapeHtml(kindLabels[view.kind] ?? view.kind)} monitor · shared read-only view</p>
+<p class="status s-${escapeHtml(view.status)}">${escapeHtml(statusLabels[view.status] ?? view.status)}</p>
 <h2>Uptime</h2>
 <dl>
-<dt>Last 24 hours</dt><dd>${percent(day)}</dd>
-<dt>Last 7 days</dt><dd>${percent(week)}</dd>
-<dt>Last 30 days</dt><dd>${percent(month)}</dd>
+<dt>Last 24 hours</dt><dd>${percent(view.uptime.day)}</dd>
+<dt>Last 7 days</dt><dd>${percent(view.uptime.week)}</dd>
+<dt>Last 30 days</dt><dd>${percent(view.uptime.month)}</dd>
 </dl>
 <h2>Response time, last 24 hours</h2>
 <dl>
-<dt>Average</dt><dd>${millis(mean)}</dd>
-<dt>Worst p95 of ${latency.bucket_secs / 60} minutes</dt><dd>${millis(p95)}</dd>
+<dt>Average</dt><dd>${millis(view.latency.mean)}</dd>
+<dt>Worst p95 of ${view.latency.bucketSecs / 60} minutes</dt><dd>${millis(view.latency.p95)}</dd>
 </dl>
-${sparkline(measured.map((b) => b.mean_ms ?? 0))}
+${sparkline(view.latency.series)}
 <h2>Recent checks</h2>
-${resultsTable(recent.data)}
+${resultsTable(view.recent)}
 <h2>Incidents</h2>
-${incidentsList(incidents, now)}
-<p class="note">Updated ${instant(to)}.</p>`
-        return withHeaders(page(`${monitor.name} status`, body))
-      }).pipe(Effect.orDie)
+${incidentsList(view.incidents, view.now)}
+<p class="note">Updated ${instant(new Date(view.now))}.</p>`
+  return withHeaders(page(`${view.name} status`, body))
+}
+
+export const layer = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const shares = yield* Shares
+    const views = yield* ShareView
 
     yield* router.get(
       "/m/:token",
       Effect.gen(function* () {
         const params = yield* HttpRouter.params
         const shared = yield* shares.resolve(params["token"] ?? "")
-        return shared === undefined ? notFoundPage : yield* render(shared)
+        const view = shared === undefined ? undefined : yield* views.of(shared)
+        return view === undefined ? notFoundPage : render(view)
       })
     )
   })
-)
+).pipe(Layer.provide([Shares.Default, ShareView.Default]))

@@ -8,6 +8,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as PageSubscription from "@signalman/core/PageSubscription"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Subscribers } from "./Subscribers.js"
 
 export const layer = HttpApiBuilder.group(SignalmanApi, "subscriptions", (handlers) =>
@@ -24,4 +25,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "subscriptions", (handle
       })
     )
   })
-)
+).pipe(Layer.provide(Subscribers.Default))

@@ -13,6 +13,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { escapeHtml, page } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
 import { CONFIRM_PATH, UNSUBSCRIBE_PATH } from "./SubscriberMail.js"
@@ -99,4 +100,4 @@ link to unsubscribe.</p>`
       })
     )
   })
-)
+).pipe(Layer.provide(Subscribers.Default))
