@@ -10,13 +10,14 @@ import * as ApiError from "./ApiError.js"
 import type * as Plan from "./Plan.js"
 
 /**
- * The codes a quota refusal may carry: `QUOTA_EXCEEDED`, or `OWNER_ORG_LIMIT` where the spec names the owned
- * orgs' limit on its own (restoring an account, accepting an org's ownership).
+ * The codes a quota refusal may carry: `QUOTA_EXCEEDED` (422), or the spec's own code for two quotas:
+ * `OWNER_ORG_LIMIT` (422, restoring an account whose orgs no longer fit) and `INVITATIONS_LIMIT` (409, the
+ * account's pending invitations).
  *
  * @since 0.1.0
  * @category models
  */
-export type QuotaCode = "QUOTA_EXCEEDED" | "OWNER_ORG_LIMIT"
+export type QuotaCode = "QUOTA_EXCEEDED" | "OWNER_ORG_LIMIT" | "INVITATIONS_LIMIT"
 
 /**
  * A refusal at a quota: what the error says, and what the quota-event log records.
@@ -28,11 +29,11 @@ export interface QuotaRefusal {
   readonly quota: Plan.QuotaName
   readonly current: number
   readonly limit: number
-  readonly error: ApiError.ErrorOf<422>
+  readonly error: ApiError.ErrorOf<422> | ApiError.ErrorOf<409>
 }
 
 /**
- * The error for a quota that is reached: 422, `field` null, `details` naming the quota with its current count,
+ * The error for a quota that is reached: `field` null, `details` naming the quota with its current count,
  * limit and plan (and how many a bulk write asked for at once, when it asked for more than one).
  *
  * @since 0.1.0
@@ -67,6 +68,16 @@ export const exceeded = (
 }
 
 /**
+ * Whether `adding` more (one by default) fit under a quota with `current` in use: the one comparison every quota
+ * check makes, inside the transaction that counted `current`.
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const fits = (plan: Plan.Plan, quota: Plan.QuotaName, current: number, adding = 1): boolean =>
+  current + adding <= plan.quotas[quota]
+
+/**
  * Whether `adding` more fit under a quota with `current` in use; the refusal when they do not.
  *
  * @since 0.1.0
@@ -79,7 +90,7 @@ export const room = (
   adding = 1,
   code?: QuotaCode
 ): Option.Option<QuotaRefusal> =>
-  current + adding <= plan.quotas[quota]
+  fits(plan, quota, current, adding)
     ? Option.none()
     : Option.some(exceeded(plan, quota, current, { requested: adding, code }))
 

@@ -13,9 +13,11 @@ import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import * as Channel from "@signalman/core/Channel"
 import * as DecodeFailure from "@signalman/core/DecodeFailure"
 import type * as Plan from "@signalman/core/Plan"
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import { REDACTED, type WriteSource } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../Config.js"
@@ -47,11 +49,11 @@ const decodeSettings = Schema.decodeUnknownEither(Channel.Settings, { errors: "a
 /** A webhook signing secret the service makes: 32 random bytes, prefixed so it is recognisable in a vault. */
 const signingSecret = () => `whsec_${randomBytes(32).toString("base64url")}`
 
-const smsDisabled = (plan: Plan.Plan) =>
-  ApiError.make("SMS_ALERTS_DISABLED", "SMS alerts are not part of this plan", {
-    field: "kind",
-    details: { flag: "sms_alerts_enabled", plan: plan.id }
-  })
+const failWith = <E>(refusal: Option.Option<E>): Effect.Effect<void, E> =>
+  Option.isSome(refusal) ? Effect.fail(refusal.value) : Effect.void
+
+// An SMS channel needs the plan's sms_alerts_enabled; the refusal names the channel's kind.
+const smsGate = (plan: Plan.Plan) => PlanLimits.gate(plan, "sms_alerts", "kind")
 
 export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
   effect: Effect.gen(function* () {
@@ -122,14 +124,14 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
     const create = (org: ActiveOrg, userId: string, input: Channel.CreateChannel, writeSource: WriteSource) =>
       Effect.gen(function* () {
         const plan = yield* plans.forAccount(org.accountId)
-        if (input.kind === "sms" && !plan.flags.sms_alerts_enabled) return yield* Effect.fail(smsDisabled(plan))
+        if (input.kind === "sms") yield* failWith(smsGate(plan))
         const { shown, secrets, generated } = yield* prepare(input, {}, false)
         const id = uuidv7()
         const outcome = yield* repo.transaction(
           Effect.gen(function* () {
             yield* repo.lockAccount(org.accountId)
             const current = yield* repo.countOfAccount(org.accountId)
-            if (current >= plan.quotas.max_notification_channels) return { _tag: "Full", current } as const
+            if (!PlanLimits.fits(plan, "max_notification_channels", current)) return { _tag: "Full", current } as const
             const row = yield* repo.insert({
               id,
               org_id: org.id,
@@ -167,8 +169,9 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
         const plan = yield* plans.forAccount(org.accountId)
         const row = yield* one(org, id)
         // An existing sms channel may be renamed, paused or deleted on a plan without SMS, not armed or re-aimed.
-        if (row.kind === "sms" && !plan.flags.sms_alerts_enabled && (patch.config !== undefined || patch.enabled)) {
-          return yield* Effect.fail(smsDisabled(plan))
+        // A stored SMS channel stays readable and can be disarmed; arming it or changing where it sends is gated.
+        if (row.kind === "sms" && (patch.config !== undefined || patch.enabled)) {
+          yield* failWith(smsGate(plan))
         }
         let config: { readonly shown: Record<string, unknown>; readonly sealed: string | null } | undefined
         if (patch.config !== undefined) {
@@ -203,7 +206,7 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
         const plan = yield* plans.forAccount(org.accountId)
         const row = yield* one(org, id)
         // A test of an sms channel costs a message like an alert does: only on a plan that includes SMS.
-        if (row.kind === "sms" && !plan.flags.sms_alerts_enabled) return yield* Effect.fail(smsDisabled(plan))
+        if (row.kind === "sms") yield* failWith(smsGate(plan))
         return yield* deliveries.sendTest(row)
       })
 

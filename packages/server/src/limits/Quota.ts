@@ -4,6 +4,7 @@
  */
 import * as ApiError from "@signalman/core/ApiError"
 import type * as Plan from "@signalman/core/Plan"
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../Ids.js"
 import { LimitsRepo } from "./Repo.js"
@@ -29,60 +30,37 @@ export class QuotaEvents extends Effect.Service<QuotaEvents>()("Signalman/QuotaE
         current_value: event.current
       })
 
-    /** 422 QUOTA_EXCEEDED: details name the quota with current, limit and plan; field is null. */
-    const quotaExceeded = (input: {
-      readonly accountId: string
-      readonly userId: string | null
-      readonly quota: string
-      readonly current: number
-      readonly limit: number
-      readonly plan: string
-      /** How many a bulk write asked for at once, when more than one. */
-      readonly requested?: number
-      readonly code?: "QUOTA_EXCEEDED" | "OWNER_ORG_LIMIT"
-    }) =>
-      Effect.as(
-        log({ ...input, kind: "quota", name: input.quota }),
-        ApiError.make(
-          input.code ?? "QUOTA_EXCEEDED",
-          `The ${input.quota} quota of the ${input.plan} plan is reached (${input.current} of ${input.limit})`,
-          {
-            details: {
-              quota: input.quota,
-              current: input.current,
-              limit: input.limit,
-              plan: input.plan,
-              ...(input.requested === undefined ? {} : { requested: input.requested })
-            }
-          }
-        )
-      )
-
     return {
-      quotaExceeded,
-      /** Fails with `quotaExceeded` for one of the plan's own quotas: the limit and the plan's id are read from it. */
+      /**
+       * Fails with the plan's refusal at one of its quotas (`PlanLimits.exceeded`: the code, the limit and the
+       * plan's id read from the plan), after appending it to the quota-event log.
+       */
       refuse: (input: {
         readonly plan: Plan.Plan
         readonly quota: Plan.QuotaName
         readonly accountId: string
         readonly userId: string | null
         readonly current: number
+        /** How many a bulk write asked for at once. */
         readonly requested?: number
-        readonly code?: "QUOTA_EXCEEDED" | "OWNER_ORG_LIMIT"
-      }) =>
-        Effect.flatMap(
-          quotaExceeded({
+        readonly code?: PlanLimits.QuotaCode
+      }) => {
+        const refusal = PlanLimits.exceeded(input.plan, input.quota, input.current, {
+          requested: input.requested,
+          code: input.code
+        })
+        return Effect.zipRight(
+          log({
             accountId: input.accountId,
             userId: input.userId,
-            quota: input.quota,
-            current: input.current,
-            limit: input.plan.quotas[input.quota],
-            plan: input.plan.id,
-            ...(input.requested === undefined ? {} : { requested: input.requested }),
-            ...(input.code === undefined ? {} : { code: input.code })
+            kind: "quota",
+            name: refusal.quota,
+            limit: refusal.limit,
+            current: refusal.current
           }),
-          Effect.fail
-        ),
+          Effect.fail(refusal.error)
+        )
+      },
       /** 429 RATE_LIMITED: details with scope and retry_after_secs; the renderer adds Retry-After. */
       rateLimited: (input: {
         readonly accountId: string | null

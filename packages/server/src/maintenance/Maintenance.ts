@@ -25,6 +25,7 @@ import {
 } from "@signalman/core/api/Maintenance"
 import * as MaintenanceWindow from "@signalman/core/MaintenanceWindow"
 import type * as Plan from "@signalman/core/Plan"
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import { TargetId, WriteSource } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
@@ -289,7 +290,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
             yield* checkComponents(org, window.components)
             yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${org.accountId}`}))`
             const current = yield* countLive(org.accountId, DateTime.toDateUtc(now))
-            if (current >= plan.quotas.max_maintenance_windows) return { _tag: "Full", current } as const
+            if (!PlanLimits.fits(plan, "max_maintenance_windows", current)) return { _tag: "Full", current } as const
             yield* sql`
               INSERT INTO maintenance_windows (id, org_id, account_id, title, description, starts_at, ends_at,
                 suppress_alerts, created_by, write_source)

@@ -139,17 +139,13 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
             cap
           })
           if (created._tag === "Full") {
-            return yield* Effect.flatMap(
-              quotaEvents.quotaExceeded({
-                accountId: caller.user.accountId,
-                userId: caller.user.id,
-                quota: "max_api_tokens_per_user",
-                current: created.current,
-                limit: cap,
-                plan: plan.id
-              }),
-              Effect.fail
-            )
+            return yield* quotaEvents.refuse({
+              plan,
+              accountId: caller.user.accountId,
+              userId: caller.user.id,
+              quota: "max_api_tokens_per_user",
+              current: created.current
+            })
           }
           return new CreatedApiToken({ ...tokenFields(created.row), token: created.token })
         })

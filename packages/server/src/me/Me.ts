@@ -6,6 +6,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { CallerShape } from "@signalman/core/api/Authentication"
 import { Me, OrgMembership } from "@signalman/core/Identity"
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { Accounts, type MembershipRow } from "../auth/Accounts.js"
@@ -118,7 +119,7 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
               `
               const live = counts?.live ?? 0
               const back = counts?.back ?? 0
-              if (live + back > plan.quotas.max_orgs) return { over: true, current: live + back } as const
+              if (!PlanLimits.fits(plan, "max_orgs", live, back)) return { over: true, current: live + back } as const
               yield* sql`
                 UPDATE orgs o SET deleted_at = NULL FROM accounts a
                 WHERE a.id = o.account_id AND o.account_id = ${accountId} AND o.deleted_at = a.deleted_at

@@ -3,6 +3,7 @@
  * in the inviting account (`max_members` counts distinct people across its orgs) under a per-account lock; the
  * loser of a seat race keeps an unconsumed invitation.
  */
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as Effect from "effect/Effect"
 import { Invalidation } from "../auth/Invalidation.js"
 import { sha256 } from "../auth/Secrets.js"
@@ -39,7 +40,7 @@ export class Invitations extends Effect.Service<Invitations>()("Signalman/Invita
               }
               const seats = yield* repo.seats(invitation.account_id, user.id)
               // Someone already holding a seat in a sibling org takes no new one.
-              if (seats.mine === 0 && seats.people >= plan.quotas.max_members) {
+              if (seats.mine === 0 && !PlanLimits.fits(plan, "max_members", seats.people)) {
                 // The seat race's loser keeps its invitation: un-consume it.
                 yield* repo.unclaimInvitation(invitation.id)
                 return { _tag: "Failed", reason: "no_seat" } as AcceptOutcome

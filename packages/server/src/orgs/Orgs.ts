@@ -2,10 +2,12 @@
  * Orgs of an account: creation under `max_orgs` (422 OWNER_ORG_LIMIT, counted under the account's lock so
  * concurrent creates settle at the limit), the account's usage, and invitations.
  */
+
 import * as ApiError from "@signalman/core/ApiError"
 import type { CallerShape } from "@signalman/core/api/Authentication"
 import { type AccountId, Invitation, Org, type OrgId, OrgUsage } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { Accounts, isPlausibleEmail, type MembershipRow, normalizeEmail } from "../auth/Accounts.js"
@@ -93,7 +95,7 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
             Effect.gen(function* () {
               yield* repo.lockAccount(accountId)
               const current = yield* repo.orgCount(accountId)
-              if (current >= plan.quotas.max_orgs) return { _tag: "Full", current } as const
+              if (!PlanLimits.fits(plan, "max_orgs", current)) return { _tag: "Full", current } as const
               if (yield* repo.slugTaken(input.slug)) return { _tag: "Taken" } as const
               const id = uuidv7()
               yield* repo.insertOrg({ id, account_id: accountId, slug: input.slug, name: input.name })
@@ -185,7 +187,7 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
             const refreshed = yield* repo.refreshInvitation(issue)
             if (refreshed !== undefined) return { _tag: "Invited", row: refreshed } as const
             const current = yield* repo.pendingOfAccount(org.accountId)
-            if (current >= plan.quotas.max_pending_invitations) return { _tag: "Full", current } as const
+            if (!PlanLimits.fits(plan, "max_pending_invitations", current)) return { _tag: "Full", current } as const
             const row = yield* repo.insertInvitation({ ...issue, id: uuidv7() })
             return { _tag: "Invited", row } as const
           })
@@ -196,24 +198,14 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
           )
         }
         if (outcome._tag === "Full") {
-          yield* quotaEvents.quotaExceeded({
+          return yield* quotaEvents.refuse({
+            plan,
             accountId: org.accountId,
             userId: caller.user.id,
             quota: "max_pending_invitations",
             current: outcome.current,
-            limit: plan.quotas.max_pending_invitations,
-            plan: plan.id
+            code: "INVITATIONS_LIMIT"
           })
-          return yield* Effect.fail(
-            ApiError.make("INVITATIONS_LIMIT", `The account has ${outcome.current} pending invitations, its limit`, {
-              details: {
-                quota: "max_pending_invitations",
-                current: outcome.current,
-                limit: plan.quotas.max_pending_invitations,
-                plan: plan.id
-              }
-            })
-          )
         }
         yield* mailer
           .send({

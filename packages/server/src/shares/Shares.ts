@@ -97,17 +97,13 @@ export class Shares extends Effect.Service<Shares>()("Signalman/Shares", {
         )
         if (outcome._tag === "NotFound") return yield* Effect.fail(targetNotFound)
         if (outcome._tag === "Full") {
-          return yield* Effect.flatMap(
-            quotaEvents.quotaExceeded({
-              accountId: org.accountId,
-              userId,
-              quota: outcome.breach.quota,
-              current: outcome.breach.current,
-              limit: outcome.breach.limit,
-              plan: plan.id
-            }),
-            Effect.fail
-          )
+          return yield* quotaEvents.refuse({
+            plan,
+            accountId: org.accountId,
+            userId,
+            quota: outcome.breach.quota,
+            current: outcome.breach.current
+          })
         }
         return yield* toShare(yield* repo.byId(id))
       })

@@ -320,7 +320,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
             Effect.gen(function* () {
               yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${org.accountId}`}))`
               const current = yield* countPages(org.accountId)
-              if (current >= plan.quotas.max_status_pages) return { _tag: "Full", current } as const
+              if (!PlanLimits.fits(plan, "max_status_pages", current)) return { _tag: "Full", current } as const
               const [slugRow] = yield* sql`SELECT 1 FROM status_pages WHERE lower(slug) = ${input.slug}`
               if (slugRow !== undefined) return yield* Effect.fail(slugTaken(input.slug))
               const domain = input.custom_domain ?? null
@@ -467,7 +467,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
               WHERE p.account_id = ${org.accountId} AND o.deleted_at IS NULL
             `
             const current = usage?.n ?? 0
-            if (usage?.published !== true && current >= plan.quotas.max_public_components) {
+            if (usage?.published !== true && !PlanLimits.fits(plan, "max_public_components", current)) {
               return { _tag: "Full", current } as const
             }
             yield* sql`

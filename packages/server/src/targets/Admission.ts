@@ -7,6 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import type * as Plan from "@signalman/core/Plan"
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import type { CreateTarget } from "@signalman/core/Target"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as Effect from "effect/Effect"
@@ -63,7 +64,7 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
             ApiError.make("REGION_INVALID", `No enabled region ${regions[unknown]}`, { field: `regions[${unknown}]` })
           )
         }
-        if (regions.length > writer.plan.quotas.max_regions) {
+        if (!PlanLimits.fits(writer.plan, "max_regions", 0, regions.length)) {
           return yield* quotaEvents.refuse({
             plan: writer.plan,
             accountId: writer.org.accountId,

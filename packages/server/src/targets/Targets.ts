@@ -11,6 +11,7 @@ import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import { CheckKind, CheckSpec } from "@signalman/core/CheckSpec"
 import { OrgId } from "@signalman/core/Identity"
 import type * as Plan from "@signalman/core/Plan"
+import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as Target from "@signalman/core/Target"
 import type { ResolvedTarget } from "@signalman/core/TargetRules"
 import * as Variables from "@signalman/core/Variables"
@@ -165,7 +166,8 @@ export class Targets extends Effect.Service<Targets>()("Signalman/Targets", {
               WHERE t.account_id = ${org.accountId} AND o.deleted_at IS NULL
             `.pipe(Effect.orDie)
               const current = count?.n ?? 0
-              if (current + records.length > plan.quotas.max_targets) return { _tag: "Full", current } as const
+              if (!PlanLimits.fits(plan, "max_targets", current, records.length))
+                return { _tag: "Full", current } as const
               yield* References.lock(org.id).pipe(Effect.orDie)
               yield* References.verify(org.id, records)
               // One statement for any number of rows: the rows travel as one JSON parameter, so a 10,000-monitor
