@@ -57,7 +57,8 @@ const mismatch = (reply: Body, schema: Schema.Schema.Any, issue: string) =>
  * `DateTime`, keys the schema does not name dropped). Throws, failing the test, when the body does not match.
  */
 export const decode = <A, I>(reply: Body, schema: Schema.Schema<A, I>): A => {
-  const decoded = Schema.decodeUnknownEither(schema)(reply.json)
+  // Every mismatch in the message, not only the first, so one failing run shows all that differs from the contract.
+  const decoded = Schema.decodeUnknownEither(schema, { errors: "all" })(reply.json)
   if (Either.isLeft(decoded)) throw mismatch(reply, schema, ParseResult.TreeFormatter.formatErrorSync(decoded.left))
   return decoded.right
 }
