@@ -54,8 +54,10 @@ const decodeClaimed = Schema.decodeUnknown(Schema.Array(Claimed))
 
 interface Finished {
   readonly claimed: Claimed
-  /** None when the throttle dropped the tick, or the run failed with a defect (logged). */
+  /** None when the throttle dropped the tick, the run expired, or it failed with a defect (logged). */
   readonly result: Option.Option<CheckResult>
+  /** The run could not start before its lease ran out (the worker is behind). */
+  readonly expired: boolean
 }
 
 /** A claimed run as the runner's job: the row rides along, to be released with the result. */
@@ -104,9 +106,9 @@ const run = Effect.gen(function* () {
     `.pipe(Effect.flatMap(decodeClaimed), Effect.orDie)
 
   // A run is over: its row goes to the next batch write, and its room under scheduler.max_concurrency is free.
-  const finish = (claimed: Claimed, result: Option.Option<CheckResult>) =>
+  const finish = (claimed: Claimed, result: Option.Option<CheckResult>, expired = false) =>
     Effect.zipRight(
-      Queue.offer(finished, { claimed, result }),
+      Queue.offer(finished, { claimed, result, expired }),
       Ref.update(inflight, (n) => n - 1)
     )
 
@@ -129,14 +131,21 @@ const run = Effect.gen(function* () {
         return Effect.flatMap(Probes.failed(result.error.message), (stored) => finish(claimed, Option.some(stored)))
       case "Dropped":
         return finish(claimed, Option.none())
+      case "Expired":
+        // Not run: its lease ran out while it waited for a permit, so another worker may be running it. The
+        // release below applies only if nobody took the row meanwhile, and then moves it on like any late slot.
+        return finish(claimed, Option.none(), true)
       case "Died":
         return failedToRun(claimed, result.cause)
     }
   }
 
   // A claimed run made ready: a check joins the batch; a run that cannot be made (a missing variable, a blocked
-  // address) gets its error result at its due time, as a check would, never before it.
-  const prepare = (claimed: Claimed, batch: Array<Scheduled>) =>
+  // address) gets its error result at its due time, as a check would, never before it. The check's deadline is
+  // its lease's end (due time plus scheduler.lease_secs): one still waiting for a permit then is not run, since
+  // another worker may have claimed the row. A row claimed when that had already passed (a slot overdue by more
+  // than the lease, after an outage) gets the lease from its claim instead, so it still runs once, as it always has.
+  const prepare = (claimed: Claimed, claimedAt: number, batch: Array<Scheduled>) =>
     checks
       .prepare({
         id: claimed.target_id,
@@ -149,7 +158,9 @@ const run = Effect.gen(function* () {
           onSuccess: Either.match({
             onRight: (spec) =>
               Effect.sync(() => {
-                batch.push({ org: claimed.org_id, spec, dueMs: claimed.due.getTime(), claimed })
+                const dueMs = claimed.due.getTime()
+                const deadlineMs = Math.max(dueMs, claimedAt) + lease * 1000
+                batch.push({ org: claimed.org_id, spec, dueMs, deadlineMs, claimed })
               }),
             onLeft: (error) =>
               Effect.forkScoped(
@@ -169,7 +180,9 @@ const run = Effect.gen(function* () {
     const now = Date.now()
     const pending: Array<Pending> = []
     const releases = []
-    for (const { claimed, result } of batch) {
+    let expired = 0
+    for (const { claimed, result, expired: late } of batch) {
+      if (late) expired++
       const due = claimed.due.getTime()
       releases.push({
         target_id: claimed.target_id,
@@ -202,6 +215,11 @@ const run = Effect.gen(function* () {
       WHERE s.target_id = r.target_id AND s.region = r.region AND s.leased_by = ${token}
     `.pipe(Effect.asVoid)
     yield* store.write(pending, release)
+    if (expired > 0) {
+      yield* Effect.logWarning(
+        "Scheduled checks not run: their leases ran out while they waited for checker.max_concurrency"
+      ).pipe(Effect.annotateLogs("checks", expired))
+    }
   }).pipe(Effect.catchAllCause((cause) => Effect.logError("Writing scheduled results failed", cause)))
 
   const tick = Effect.gen(function* () {
@@ -211,7 +229,8 @@ const run = Effect.gen(function* () {
     if (claimed.length === 0) return
     yield* Ref.update(inflight, (n) => n + claimed.length)
     const batch: Array<Scheduled> = []
-    yield* Effect.forEach(claimed, (row) => prepare(row, batch), { concurrency: preparing, discard: true })
+    const claimedAt = Date.now()
+    yield* Effect.forEach(claimed, (row) => prepare(row, claimedAt, batch), { concurrency: preparing, discard: true })
     if (batch.length === 0) return
     yield* Effect.forkScoped(runner.runEach(batch, record).pipe(Effect.provide(probes.environment)))
   }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Claiming due checks failed", cause)))
