@@ -182,7 +182,7 @@ const run = Effect.gen(function* () {
     const releases = []
     let expired = 0
     for (const { claimed, result, expired: late } of batch) {
-      if (late === true) expired++
+      if (late) expired++
       const due = claimed.due.getTime()
       releases.push({
         target_id: claimed.target_id,
