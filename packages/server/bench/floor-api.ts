@@ -7,6 +7,10 @@
  * does; the runner reports `/me` against it to show how much of the gap to `/healthz` (answered before the Effect
  * runtime) is the framework's and how much is Signalman's own work.
  *
+ * The floor gets the server options Signalman's own server has (`App.ts`): no span per request (no trace exporter
+ * is configured) and the same keep-alive timeout, so the ratio compares the work done per request and not a
+ * setting one side has and the other lacks.
+ *
  * Env: `PORT` (required; the runner picks a free one) and `HOST` (default 127.0.0.1, loopback only).
  */
 import { createServer } from "node:http"
@@ -14,6 +18,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Health } from "@signalman/core/api/Operations"
@@ -35,7 +40,8 @@ const Floor = HttpApiBuilder.group(Api, "floor", (handlers) => handlers.handle("
 
 HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiBuilder.api(Api).pipe(Layer.provide(Floor))),
-  Layer.provide(NodeHttpServer.layer(createServer, { port, host })),
+  Layer.provide(Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)),
+  Layer.provide(NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 65_000 }), { port, host })),
   Layer.launch,
   // SIGTERM from the runner interrupts the launch and closes the server.
   NodeRuntime.runMain

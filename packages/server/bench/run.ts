@@ -9,10 +9,11 @@
  * the error envelope rendering, and answers 404 `NOT_FOUND`. Its ratio to the same baseline is reported with no aim,
  * below the headline, and never decides the exit code except through failed requests.
  *
- * The identity issue asks for the authenticated path too: `GET /api/v1/me` with `Authorization: Bearer` and an API
- * token, on the same Signalman process, aiming at a median of at least 0.7 of Signalman's own `/healthz`. Its ratio
- * to the full-pipeline 404 is reported beside it as the like-for-like comparison, since both go through the Effect
- * runtime and `/healthz` does not. The token is got for real (`bench/bench-user.ts`): a magic-link sign-in whose
+ * The authenticated path is measured too: `GET /api/v1/me` with `Authorization: Bearer` and an API token, on the
+ * same Signalman process. Its aim (issue 13, which re-based issue 3's) is a median of at least 0.6 of the framework
+ * floor below, measured in the same run: `/healthz` is answered before the Effect runtime, so it bounds nothing an
+ * API route can do, while the floor is the least any `HttpApi` route costs on this stack. Its ratios to Signalman's
+ * own `/healthz` and to the full-pipeline 404 are reported beside it, with no aim. The token is got for real (`bench/bench-user.ts`): a magic-link sign-in whose
  * mail reaches an SMTP catcher in this process, a token minted with that session, and the account's read budget
  * raised through the operator surface (the free plan's 6000 reads a minute would otherwise answer 429). So
  * Signalman runs with an operator secret, that catcher as its SMTP server and no magic-link throttle; none of these
@@ -28,8 +29,10 @@
  *
  * A third server, the framework floor (`bench/floor-api.ts`), answers the same `/healthz` body through one `HttpApi`
  * route on `@effect/platform-node` with nothing else: the most any `/api/v1/*` route of Signalman could reach. It is
- * measured in the same rounds, and the report gives floor / `/healthz` (the bound on the identity aim that the
- * stack itself sets) and `/me` / floor (what Signalman's own authentication and handler cost on top of it).
+ * measured in the same rounds, with the server options Signalman's own server has, and the report gives floor /
+ * `/healthz` and `/me` / floor (the aim: what Signalman's own authentication and handler cost on top of the
+ * framework). A run whose `/me` / floor is under the aim still exits 0 when no request failed: the figure is a
+ * measurement to report, and a loaded machine lowers it.
  *
  * Each server is a child process on a free loopback port; autocannon (50 connections, pipelining 1) runs here.
  * A warm-up run per target is not counted, then rounds alternate between the targets (the order reverses each
@@ -65,7 +68,8 @@ const PIPELINE_LABEL =
 // What the conventions middleware sets on an /api/v1 answer other than the dashboard summary.
 const EXPECTED_PIPELINE_CACHE_CONTROL = "private, max-age=10"
 const ME_PATH = "/api/v1/me"
-const ME_AIM = 0.7
+// Issue 13: /me against the framework floor, in the same run.
+const ME_AIM = 0.6
 const ME_LABEL = "authenticated GET /api/v1/me, bearer API token (the identity issue's measurement)"
 const ME_LIKE_FOR_LIKE =
   "like-for-like: the 404 route goes through the same Effect runtime, router and middleware, without authentication"
@@ -495,9 +499,7 @@ const main = async (): Promise<number> => {
   log(
     `  me        median ${fmt(meSummary.medianRps).padStart(8)} req/s  p50 ${ms(meSummary.medianLatencyP50Ms)} ms  p99 ${ms(meSummary.medianLatencyP99Ms)} ms  (rounds: ${meSummary.rps.map((v) => fmt(v)).join(", ")})`
   )
-  log(
-    `  ratio     me / signalman (/healthz) = ${fmt(meRatioToHealthz, 3)} (aim >= ${ME_AIM}: ${meRatioToHealthz >= ME_AIM ? "met" : "NOT met"})`
-  )
+  log(`  ratio     me / signalman (/healthz) = ${fmt(meRatioToHealthz, 3)}, no aim (answered before the runtime)`)
   log(`  ratio     me / pipeline (404) = ${fmt(meRatioToPipeline, 3)}, ${ME_LIKE_FOR_LIKE}`)
   log("")
   log(`  ${FLOOR_LABEL}:`)
@@ -508,7 +510,7 @@ const main = async (): Promise<number> => {
     `  ratio     floor / signalman (/healthz) = ${fmt(floorRatioToHealthz, 3)}: the most any /api/v1 route can reach of /healthz on this stack`
   )
   log(
-    `  ratio     me / floor = ${fmt(meRatioToFloor, 3)}: authentication, rate budget, conventions and the /me handler`
+    `  ratio     me / floor = ${fmt(meRatioToFloor, 3)} (aim >= ${ME_AIM}: ${meRatioToFloor >= ME_AIM ? "met" : "NOT met"}): authentication, rate budget, conventions and the /me handler`
   )
 
   mkdirSync(path.dirname(outFile), { recursive: true })
@@ -559,7 +561,8 @@ const main = async (): Promise<number> => {
           ratioToSignalmanHealthz: meRatioToHealthz,
           ratioToSignalmanHealthzOf: "median rps of /me / median rps of signalman /healthz (same process)",
           aim: ME_AIM,
-          aimMet: meRatioToHealthz >= ME_AIM,
+          aimOf: "ratioToFloor",
+          aimMet: meRatioToFloor >= ME_AIM,
           ratioToPipeline: meRatioToPipeline,
           ratioToPipelineOf: `median rps of /me / median rps of GET ${PIPELINE_PATH} (same process); ${ME_LIKE_FOR_LIKE}`,
           ratioToFloor: meRatioToFloor,

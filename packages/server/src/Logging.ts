@@ -2,13 +2,14 @@
  * Structured logs: one JSON object a line (annotations such as `request_id` become fields), or a readable form
  * for a terminal.
  */
+import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import type { Values } from "./Config.js"
-import { currentRequestId } from "./http/RequestContext.js"
+import { requestIdIn } from "./http/RequestContext.js"
 
 const levels = {
   trace: LogLevel.Trace,
@@ -24,7 +25,7 @@ const levels = {
  */
 export const withRequestId = <A>(logger: Logger.Logger<A, void>): Logger.Logger<A, void> =>
   Logger.mapInputOptions(logger, (options) => {
-    const requestId = FiberRefs.getOrDefault(options.context, currentRequestId)
+    const requestId = requestIdIn(FiberRefs.getOrDefault(options.context, FiberRef.currentContext))
     return requestId === null || HashMap.has(options.annotations, "request_id")
       ? options
       : { ...options, annotations: HashMap.set(options.annotations, "request_id", requestId) }

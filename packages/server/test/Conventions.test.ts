@@ -4,7 +4,6 @@
  * then this API stands in for them and exercises exactly the machinery they will get.
  */
 
-import * as Http from "node:http"
 import * as net from "node:net"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -20,8 +19,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Liveness from "../src/http/Liveness.js"
 import * as Serve from "../src/http/Serve.js"
-import { Lifecycle } from "../src/Lifecycle.js"
 import * as Reply from "./support/Http.js"
 
 const MonitorBody = RequestBody.Struct({
@@ -67,8 +66,8 @@ const server = Layer.effect(
   Layer.provide(
     Serve.layer(ProbeApi, HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(handlers)), { maxBodyBytes: MAX_BODY })
   ),
-  Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
-  Layer.provide(Lifecycle.Default)
+  // The service's own server: the request id and default headers are set by its listener.
+  Layer.provideMerge(NodeHttpServer.layer(() => new Liveness.Server(), { port: 0, host: "127.0.0.1" }))
 )
 
 const json = (body: unknown) => ({

@@ -1,9 +1,19 @@
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Logger from "effect/Logger"
-import { currentRequestId } from "../src/http/RequestContext.js"
 import { withRequestId } from "../src/Logging.js"
+
+/** Handled as the request with this id, as the listener leaves it (`ResponseHeaders.prepare`). */
+const inRequest =
+  (requestId: string) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    Effect.provideService(
+      self,
+      HttpServerRequest.HttpServerRequest,
+      HttpServerRequest.fromWeb(new Request("http://127.0.0.1/api/v1/me", { headers: { "x-request-id": requestId } }))
+    )
 
 const capture = () => {
   const lines: Array<Record<string, unknown>> = []
@@ -19,11 +29,11 @@ describe("Logging", () => {
   it.effect("a line logged while a request is handled carries its request_id", () => {
     const { lines, layer } = capture()
     return Effect.gen(function* () {
-      yield* Effect.log("inside").pipe(Effect.locally(currentRequestId, "req-1"))
+      yield* Effect.log("inside").pipe(inRequest("req-1"))
       // A fiber forked by the request keeps the id, as its annotations would.
       yield* Effect.fork(Effect.log("forked")).pipe(
         Effect.flatMap((fiber) => fiber.await),
-        Effect.locally(currentRequestId, "req-2")
+        inRequest("req-2")
       )
       yield* Effect.log("outside")
       expect(lines).toEqual([
@@ -38,7 +48,7 @@ describe("Logging", () => {
     const { lines, layer } = capture()
     return Effect.log("x").pipe(
       Effect.annotateLogs("request_id", "given"),
-      Effect.locally(currentRequestId, "from-fiber"),
+      inRequest("from-request"),
       Effect.zipRight(Effect.sync(() => expect(lines).toEqual([{ message: ["x"], request_id: "given" }]))),
       Effect.provide(layer)
     )

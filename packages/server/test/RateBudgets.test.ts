@@ -45,4 +45,29 @@ describe("RateBudgets", () => {
       expect(verdicts.every((v) => v.allowed)).toBe(true)
     })
   )
+
+  it.scopedLive("spendReserved takes one request from every subject's reserved block, or none when any has none", () =>
+    Effect.gen(function* () {
+      const server = yield* TestServer.start({ DATA_DIR: "memory://", ROLE: "api" })
+      const rates = yield* RateBudgets.pipe(
+        Effect.provide(RateBudgets.Default),
+        Effect.provideService(SqlClient.SqlClient, server.sql)
+      )
+      yield* awayFromMinuteEdge(5)
+      // Nothing reserved yet: the memory path declines and spends nothing.
+      expect(rates.spendReserved(["account:a", "user:a"], "api_reads")).toBe(false)
+      // A limit of 40 reserves blocks of 2: one spent by `spend`, one left in each block.
+      yield* rates.spend("account:a", "api_reads", 40)
+      expect(rates.spendReserved(["account:a", "user:a"], "api_reads")).toBe(false)
+      yield* rates.spend("user:a", "api_reads", 40)
+      expect(rates.spendReserved(["account:a", "user:a"], "api_reads")).toBe(true)
+      // Both blocks are empty now; declining took nothing from either, so the limit still holds exactly.
+      expect(rates.spendReserved(["account:a", "user:a"], "api_reads")).toBe(false)
+      const rest = yield* Effect.forEach(
+        Array.from({ length: 50 }, () => 0),
+        () => rates.spend("account:a", "api_reads", 40)
+      )
+      expect(rest.filter((v) => v.allowed)).toHaveLength(38)
+    })
+  )
 })

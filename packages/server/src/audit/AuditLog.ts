@@ -11,7 +11,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Caller } from "@signalman/core/api/Authentication"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import { Fingerprint } from "../auth/Fingerprint.js"
 import { currentRequestId } from "../http/RequestContext.js"
@@ -47,7 +46,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("Signalman/AuditLog", {
             event: entry.event,
             details: entry.details ?? {},
             ip_hash: fingerprint.hash(ip),
-            request_id: yield* FiberRef.get(currentRequestId)
+            request_id: yield* currentRequestId
           })
           .pipe(
             Effect.catchAllDefect((defect) =>

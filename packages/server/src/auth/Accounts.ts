@@ -148,6 +148,10 @@ export class Accounts extends Effect.Service<Accounts>()("Signalman/Accounts", {
     return {
       byEmail: (email: string) => userBy("email", normalizeEmail(email)),
       byId: (id: UserId | string) => cachedById(id),
+      /** A user row still in this process's cache, or undefined (then `byId` reads it). */
+      peekUser: (id: string): UserRow | undefined => users.get(id),
+      /** A user's memberships still in this process's cache, or undefined (then `memberships` reads them). */
+      peekMemberships: (userId: string): ReadonlyArray<MembershipRow> | undefined => membershipCache.get(userId),
       /** Forget what every process remembers of this person (memberships or the account changed). */
       changed: (userId: string) => invalidation.publish(`user:${userId}`),
       memberships,

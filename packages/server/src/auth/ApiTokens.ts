@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Ids.js"
 import { Invalidation } from "./Invalidation.js"
-import { randomSecret, sha256 } from "./Secrets.js"
+import { randomSecret, sha256Key } from "./Secrets.js"
 import { TtlCache } from "./TtlCache.js"
 import { UsageDebounce } from "./UsageDebounce.js"
 
@@ -61,6 +61,8 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
       byTokenId.delete(id)
     }
 
+    const isLive = (row: TokenRow) => row.expires_at === null || row.expires_at.getTime() > Date.now()
+
     // The live rows, read on every request: dropped on `token:<id>` when revoked anywhere.
     const liveRows = new TtlCache<TokenRow>(10_000)
     invalidation.subscribe((tag) => liveRows.invalidate(tag))
@@ -70,7 +72,7 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
         const hit = liveRows.get(id)
         if (hit !== undefined) {
           // Expiry needs no database: the row says when.
-          return Effect.succeed(hit.expires_at !== null && hit.expires_at.getTime() <= Date.now() ? undefined : hit)
+          return Effect.succeed(isLive(hit) ? hit : undefined)
         }
         return sql`
           SELECT ${sql.literal(columns)} FROM api_tokens
@@ -91,7 +93,7 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
     const verify = (token: string): Effect.Effect<TokenRow | undefined> =>
       Effect.gen(function* () {
         if (!wellFormed.test(token)) return undefined
-        const key = sha256(token).toString("base64url")
+        const key = sha256Key(token)
         const known = verified.get(key)
         if (known !== undefined) {
           const row = yield* liveRow(known)
@@ -114,6 +116,18 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
 
     return {
       verify,
+      /**
+       * The live row of a token verified before in this process, when memory alone can tell (what `verify` would
+       * answer); undefined whenever `verify` has to be asked, which then settles every other case.
+       */
+      peek: (token: string): TokenRow | undefined => {
+        if (!wellFormed.test(token)) return undefined
+        const known = verified.get(sha256Key(token))
+        const row = known === undefined ? undefined : liveRows.get(known)
+        return row !== undefined && isLive(row) ? row : undefined
+      },
+      /** Whether `touch` would write the token's last use now. */
+      usageDue: (row: TokenRow): boolean => debounce.isDue(`token:${row.id}`),
       touch: (row: TokenRow) =>
         debounce.due(`token:${row.id}`)
           ? sql`

@@ -12,17 +12,19 @@ import * as ApiError from "@signalman/core/ApiError"
 import { type ActiveOrg, Authentication, type CallerShape } from "@signalman/core/api/Authentication"
 import * as OrgBinding from "@signalman/core/OrgBinding"
 import * as RateBudget from "@signalman/core/RateBudget"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
 import { RateBudgets } from "../limits/RateBudgets.js"
 import { Accounts, type MembershipRow, type UserRow } from "./Accounts.js"
-import { ApiTokens } from "./ApiTokens.js"
-import { Attempts } from "./Attempts.js"
+import { ApiTokens, type TokenRow } from "./ApiTokens.js"
+import { type Attempt, Attempts } from "./Attempts.js"
 import { readCookie } from "./Cookies.js"
 import { safeEqual } from "./Secrets.js"
-import { COOKIE, Sessions } from "./Sessions.js"
+import { COOKIE, type SessionRow, Sessions } from "./Sessions.js"
 
 const CSRF_VALUE = "signalman"
 
@@ -50,6 +52,98 @@ const toActiveOrg = (m: MembershipRow): ActiveOrg => ({
   role: m.role
 })
 
+const invalidToken = () => unauthenticated("The API token is invalid, expired or revoked")
+
+/** Who a request is, before the org binding: the user, how they signed in, their orgs and the default org. */
+interface Access {
+  readonly user: UserRow
+  readonly credential: CallerShape["credential"]
+  readonly memberships: ReadonlyArray<MembershipRow>
+  readonly defaultOrg: MembershipRow | undefined
+}
+
+/** A live token's access: refused when its owner is gone, or when the org it is bound to is gone to them. */
+const tokenAccess = (
+  row: TokenRow,
+  user: UserRow,
+  memberships: ReadonlyArray<MembershipRow>
+): Either.Either<Access, ApiError.ApiError> => {
+  const defaultOrg = row.org_id === null ? undefined : memberships.find((m) => m.id === row.org_id)
+  if (row.org_id !== null && defaultOrg === undefined) {
+    // The bound org is gone or the user left it: the token can act nowhere.
+    return Either.left(unauthenticated("The API token's org is no longer available to its owner"))
+  }
+  return Either.right({
+    user,
+    credential: { kind: "token", tokenId: row.id, scopes: row.scopes, boundOrgId: row.org_id },
+    memberships,
+    defaultOrg
+  })
+}
+
+/** A live session's access: its active org when the user still belongs to it, else their first org. */
+const sessionAccess = (session: SessionRow, user: UserRow, memberships: ReadonlyArray<MembershipRow>): Access => ({
+  user,
+  credential: { kind: "session", sessionId: session.id },
+  memberships,
+  defaultOrg:
+    (session.active_org_id === null ? undefined : memberships.find((m) => m.id === session.active_org_id)) ??
+    memberships[0]
+})
+
+/** A state-changing request with a session cookie must say `X-Requested-With: signalman`. */
+const csrfRefusal = (request: HttpServerRequest.HttpServerRequest): ApiError.ApiError | undefined => {
+  if (safeMethod(request.method)) return undefined
+  const header = request.headers["x-requested-with"]
+  return header !== undefined && safeEqual(header, CSRF_VALUE)
+    ? undefined
+    : ApiError.make("CSRF_REQUIRED", "State-changing requests with a session need X-Requested-With: signalman")
+}
+
+/** The caller an access makes for this request: the account's deletion state, then the org binding. */
+const settle = (
+  request: HttpServerRequest.HttpServerRequest,
+  pathname: string,
+  access: Access
+): Either.Either<CallerShape, ApiError.ApiError> => {
+  const { user, credential } = access
+  if (user.deleted_at !== null && !allowedWhileDeleted(request.method, pathname)) {
+    return Either.left(
+      ApiError.make("ACCOUNT_PENDING_DELETION", "The account is scheduled for deletion: restore it first", {
+        details: { restore: "POST /api/v1/me/restore" }
+      })
+    )
+  }
+  const boundOrgId = credential.kind === "token" ? credential.boundOrgId : null
+  return Either.map(
+    OrgBinding.named(request.headers["x-signalman-org"], { boundOrgId }, access.memberships),
+    (named): CallerShape => {
+      // An unbound token acts on an org only when the request names one.
+      const org = named ?? (credential.kind === "token" && boundOrgId === null ? undefined : access.defaultOrg)
+      return {
+        user: {
+          id: user.id,
+          email: user.email,
+          accountId: user.account_id,
+          emailVerified: user.email_verified_at !== null,
+          deleted: user.deleted_at !== null
+        },
+        credential,
+        org: org === undefined ? null : toActiveOrg(org)
+      }
+    }
+  )
+}
+
+const bearerOf = (authorization: string): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]
+
+/** The two budgets a request of the API spends from, account tier first. */
+const budgetSubjects = (caller: CallerShape) =>
+  [
+    ["account", `account:${caller.org?.accountId ?? caller.user.accountId}`],
+    ["user", `user:${caller.user.id}`]
+  ] as const
+
 export const layer = Layer.effect(
   Authentication,
   Effect.gen(function* () {
@@ -61,23 +155,20 @@ export const layer = Layer.effect(
     const budgets = yield* RateBudgets
     const quotaEvents = yield* QuotaEvents
 
-    const spendBudget = (caller: CallerShape, user: UserRow, method: string, pathname: string) =>
+    const spendBudget = (caller: CallerShape, method: string, pathname: string) =>
       Effect.gen(function* () {
         if (!pathname.startsWith("/api/v1/")) return
         const category = RateBudget.categoryOf(method, pathname)
-        const accountId = caller.org?.accountId ?? user.account_id
+        const accountId = caller.org?.accountId ?? caller.user.accountId
         const plan = yield* plans.forAccount(accountId)
         const limit = RateBudget.limitOf(plan, category)
-        for (const [tier, subject] of [
-          ["account", `account:${accountId}`],
-          ["user", `user:${user.id}`]
-        ] as const) {
+        for (const [tier, subject] of budgetSubjects(caller)) {
           const verdict = yield* budgets.spend(subject, category, limit)
           if (!verdict.allowed) {
             return yield* Effect.flatMap(
               quotaEvents.rateLimited({
                 accountId,
-                userId: user.id,
+                userId: caller.user.id,
                 scope: RateBudget.scopeName(tier, category),
                 limit,
                 retryAfterSecs: verdict.retryAfterSecs
@@ -88,96 +179,90 @@ export const layer = Layer.effect(
         }
       })
 
-    return Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const pathname = pathnameOf(request.url)
-      const authorization = request.headers["authorization"]
-      const device = {
-        ip: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
-        userAgent: request.headers["user-agent"]
-      }
-
-      let user: UserRow | undefined
-      let credential: CallerShape["credential"]
-      let memberships: ReadonlyArray<MembershipRow>
-      let defaultOrg: MembershipRow | undefined
-
-      if (authorization !== undefined) {
-        // A bearer token, when sent, is what the request authenticates with, whatever cookie rides along.
-        const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
-        const row = match?.[1] === undefined ? undefined : yield* tokens.verify(match[1])
+    const tokenAccessOf = (token: string | undefined, device: Pick<Attempt, "ip" | "userAgent">) =>
+      Effect.gen(function* () {
+        const row = token === undefined ? undefined : yield* tokens.verify(token)
         if (row === undefined) {
           yield* attempts.record({ method: "api_token", success: false, failureReason: "invalid_token", ...device })
-          return yield* Effect.fail(unauthenticated("The API token is invalid, expired or revoked"))
+          return yield* Effect.fail(invalidToken())
         }
-        user = yield* accounts.byId(row.user_id)
-        if (user === undefined || user.deleted_at !== null) {
-          return yield* Effect.fail(unauthenticated("The API token is invalid, expired or revoked"))
-        }
+        const user = yield* accounts.byId(row.user_id)
+        if (user === undefined || user.deleted_at !== null) return yield* Effect.fail(invalidToken())
         yield* tokens.touch(row)
-        credential = {
-          kind: "token",
-          tokenId: row.id,
-          scopes: row.scopes,
-          boundOrgId: row.org_id
-        }
-        memberships = yield* accounts.memberships(user.id)
-        defaultOrg = row.org_id === null ? undefined : memberships.find((m) => m.id === row.org_id)
-        if (row.org_id !== null && defaultOrg === undefined) {
-          // The bound org is gone or the user left it: the token can act nowhere.
-          return yield* Effect.fail(unauthenticated("The API token's org is no longer available to its owner"))
-        }
-      } else {
+        return yield* tokenAccess(row, user, yield* accounts.memberships(user.id))
+      })
+
+    const sessionAccessOf = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function* () {
         const cookie = readCookie(request.headers["cookie"], COOKIE)
         const session = cookie === undefined ? undefined : yield* sessions.live(cookie)
         if (session === undefined) return yield* Effect.fail(unauthenticated())
-        if (!safeMethod(request.method)) {
-          const header = request.headers["x-requested-with"]
-          if (header === undefined || !safeEqual(header, CSRF_VALUE)) {
-            return yield* Effect.fail(
-              ApiError.make("CSRF_REQUIRED", "State-changing requests with a session need X-Requested-With: signalman")
-            )
-          }
-        }
-        user = yield* accounts.byId(session.user_id)
+        const csrf = csrfRefusal(request)
+        if (csrf !== undefined) return yield* Effect.fail(csrf)
+        const user = yield* accounts.byId(session.user_id)
         if (user === undefined) return yield* Effect.fail(unauthenticated())
         yield* sessions.touch(session)
-        credential = { kind: "session", sessionId: session.id }
-        memberships = yield* accounts.memberships(user.id)
-        defaultOrg =
-          (session.active_org_id === null ? undefined : memberships.find((m) => m.id === session.active_org_id)) ??
-          memberships[0]
-      }
+        return sessionAccess(session, user, yield* accounts.memberships(user.id))
+      })
 
-      if (user.deleted_at !== null && !allowedWhileDeleted(request.method, pathname)) {
-        return yield* Effect.fail(
-          ApiError.make("ACCOUNT_PENDING_DELETION", "The account is scheduled for deletion: restore it first", {
-            details: { restore: "POST /api/v1/me/restore" }
-          })
-        )
-      }
+    /** Every case, reading what memory does not hold and recording refusals. */
+    const full = (request: HttpServerRequest.HttpServerRequest, pathname: string) =>
+      Effect.gen(function* () {
+        const authorization = request.headers["authorization"]
+        // A bearer token, when sent, is what the request authenticates with, whatever cookie rides along.
+        const access =
+          authorization !== undefined
+            ? yield* tokenAccessOf(bearerOf(authorization), {
+                ip: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
+                userAgent: request.headers["user-agent"]
+              })
+            : yield* sessionAccessOf(request)
+        const caller = yield* settle(request, pathname, access)
+        yield* spendBudget(caller, request.method, pathname)
+        return caller
+      })
 
-      const named = yield* OrgBinding.named(
-        request.headers["x-signalman-org"],
-        { boundOrgId: credential.kind === "token" ? credential.boundOrgId : null },
-        memberships
-      )
-      let org: MembershipRow | undefined = named ?? defaultOrg
-      if (credential.kind === "token" && credential.boundOrgId === null && named === undefined) org = undefined
-
-      const caller: CallerShape = {
-        user: {
-          id: user.id,
-          email: user.email,
-          accountId: user.account_id,
-          emailVerified: user.email_verified_at !== null,
-          deleted: user.deleted_at !== null
-        },
-        credential,
-        org: org === undefined ? null : toActiveOrg(org)
+    /**
+     * The common case answered from memory alone: a credential, its user and their orgs all cached, no last-use
+     * write due, the request admitted, and a request left in both budget blocks this process reserved. Anything
+     * else (a miss, a refusal, a write, a reservation) is undefined, and `full` handles the request from the start;
+     * nothing has been changed by then, so the two never count a request twice. The rules are the same functions.
+     */
+    const fromMemory = (request: HttpServerRequest.HttpServerRequest, pathname: string): CallerShape | undefined => {
+      const authorization = request.headers["authorization"]
+      let access: Access | undefined
+      if (authorization !== undefined) {
+        const token = bearerOf(authorization)
+        const row = token === undefined ? undefined : tokens.peek(token)
+        if (row === undefined || tokens.usageDue(row)) return undefined
+        const user = accounts.peekUser(row.user_id)
+        if (user === undefined || user.deleted_at !== null) return undefined
+        const memberships = accounts.peekMemberships(user.id)
+        if (memberships === undefined) return undefined
+        access = Either.getOrUndefined(tokenAccess(row, user, memberships))
+      } else {
+        const cookie = readCookie(request.headers["cookie"], COOKIE)
+        const session = cookie === undefined ? undefined : sessions.peek(cookie)
+        if (session === undefined || sessions.usageDue(session) || csrfRefusal(request) !== undefined) return undefined
+        const user = accounts.peekUser(session.user_id)
+        const memberships = user === undefined ? undefined : accounts.peekMemberships(user.id)
+        if (user === undefined || memberships === undefined) return undefined
+        access = sessionAccess(session, user, memberships)
       }
-      yield* spendBudget(caller, user, request.method, pathname)
-      return caller
+      if (access === undefined) return undefined
+      const caller = Either.getOrUndefined(settle(request, pathname, access))
+      if (caller === undefined) return undefined
+      if (!pathname.startsWith("/api/v1/")) return caller
+      const category = RateBudget.categoryOf(request.method, pathname)
+      const subjects = budgetSubjects(caller).map(([, subject]) => subject)
+      return budgets.spendReserved(subjects, category) ? caller : undefined
+    }
+
+    return Effect.withFiberRuntime<CallerShape, ApiError.ApiError>((fiber) => {
+      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      const pathname = pathnameOf(request.url)
+      const caller = fromMemory(request, pathname)
+      return caller === undefined ? full(request, pathname) : Effect.succeed(caller)
     })
   })
 )

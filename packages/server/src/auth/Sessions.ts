@@ -12,7 +12,7 @@ import { AppConfig } from "../Config.js"
 import { uuidv7 } from "../Ids.js"
 import { Fingerprint } from "./Fingerprint.js"
 import { Invalidation } from "./Invalidation.js"
-import { randomSecret, sha256 } from "./Secrets.js"
+import { randomSecret, sha256, sha256Key } from "./Secrets.js"
 import { TtlCache } from "./TtlCache.js"
 import { UsageDebounce } from "./UsageDebounce.js"
 
@@ -49,17 +49,17 @@ export class Sessions extends Effect.Service<Sessions>()("Signalman/Sessions", {
     const cache = new TtlCache<SessionRow>(10_000)
     invalidation.subscribe((tag) => cache.invalidate(tag))
 
+    const isLive = (session: SessionRow) => {
+      const now = Date.now()
+      return session.idle_expires_at.getTime() > now && session.absolute_expires_at.getTime() > now
+    }
+
     const live = (cookie: string): Effect.Effect<SessionRow | undefined> =>
       Effect.suspend(() => {
         if (!wellFormed.test(cookie)) return Effect.succeed(undefined)
-        const key = sha256(cookie).toString("base64url")
+        const key = sha256Key(cookie)
         const hit = cache.get(key)
-        if (hit !== undefined) {
-          const now = Date.now()
-          return Effect.succeed(
-            hit.idle_expires_at.getTime() > now && hit.absolute_expires_at.getTime() > now ? hit : undefined
-          )
-        }
+        if (hit !== undefined) return Effect.succeed(isLive(hit) ? hit : undefined)
         return sql`
           SELECT id, user_id, active_org_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at
           FROM sessions
@@ -96,6 +96,14 @@ export class Sessions extends Effect.Service<Sessions>()("Signalman/Sessions", {
           return { id, cookie, maxAgeSecs: absoluteDays * 24 * 3600 }
         }),
       live,
+      /** The live session of a cookie seen before in this process, when memory alone can tell; else undefined. */
+      peek: (cookie: string): SessionRow | undefined => {
+        if (!wellFormed.test(cookie)) return undefined
+        const hit = cache.get(sha256Key(cookie))
+        return hit !== undefined && isLive(hit) ? hit : undefined
+      },
+      /** Whether `touch` would record use now. */
+      usageDue: (session: SessionRow): boolean => debounce.isDue(`session:${session.id}`),
       /** Record use, at most once a minute per session, sliding the idle expiry. */
       touch: (session: SessionRow) =>
         debounce.due(`session:${session.id}`)

@@ -11,6 +11,11 @@ export class UsageDebounce extends Effect.Service<UsageDebounce>()("Signalman/Us
   sync: () => {
     const last = new Map<string, number>()
     return {
+      /** True when `due(key)` would be: for a caller that must know without marking it. */
+      isDue: (key: string): boolean => {
+        const previous = last.get(key)
+        return previous === undefined || Date.now() - previous >= WINDOW_MS
+      },
       /** True when `key` was not reported due in the last minute (and marks it now). */
       due: (key: string): boolean => {
         const now = Date.now()

@@ -4,11 +4,10 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as ApiError from "@signalman/core/ApiError"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import { currentRequestId } from "./RequestContext.js"
 
 export const render = (error: ApiError.ApiError): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.map(FiberRef.get(currentRequestId), (traceId) => {
+  Effect.map(currentRequestId, (traceId) => {
     const headers: Record<string, string> = {}
     const retryAfter = error.details["retry_after_secs"]
     if (typeof retryAfter === "number" && Number.isFinite(retryAfter)) {

@@ -14,6 +14,7 @@ import { Health } from "@signalman/core/api/Operations"
 import * as Schema from "effect/Schema"
 import type { Lifecycle } from "../Lifecycle.js"
 import { chooseRequestId } from "./RequestContext.js"
+import * as ResponseHeaders from "./ResponseHeaders.js"
 
 const body = Buffer.from(JSON.stringify(Schema.encodeSync(Health)(new Health({ status: "ok" }))))
 const contentLength = String(body.length)
@@ -44,12 +45,19 @@ const isRequestListener = (listener: unknown): listener is RequestListener => ty
 /**
  * An HTTP server whose request listeners (the Effect handler) never see liveness probes. The platform attaches
  * and detaches its listener with `on` and `off`, so those two are where the probe is taken off.
+ *
+ * A request handed to the Effect handler is first given its request id and default headers
+ * (`ResponseHeaders.prepare`) and counted in flight until its response closes, so a drain waits for it.
  */
-export class Server extends Http.Server {
+export class Server extends Http.Server<typeof Http.IncomingMessage, typeof ResponseHeaders.Response> {
   private readonly wrapped = new WeakMap<object, RequestListener>()
   private lifecycle: Lifecycle | undefined
   private readonly direct: Array<{ readonly prefix: string; readonly handle: RequestListener }> = []
   private readonly shortcuts: Array<Shortcut> = []
+
+  constructor(options: Omit<Http.ServerOptions, "ServerResponse" | "IncomingMessage"> = {}) {
+    super({ ...options, ServerResponse: ResponseHeaders.Response })
+  }
 
   /**
    * Serves every path under `prefix` with `handle`, from the listener like liveness (the ping URLs: no auth, any
@@ -98,6 +106,12 @@ export class Server extends Http.Server {
           }
           if (answered) return
         }
+        const lifecycle = this.lifecycle
+        if (lifecycle !== undefined) {
+          lifecycle.enter()
+          response.once("close", () => lifecycle.leave())
+        }
+        ResponseHeaders.prepare(request, response)
         return listener(request, response)
       }
       this.lifecycle?.enter()

@@ -4,9 +4,7 @@
  */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Lifecycle } from "../Lifecycle.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Conventions from "./Conventions.js"
 import * as RequestPipeline from "./RequestPipeline.js"
@@ -29,16 +27,11 @@ export const layer = <E, R>(
   options: Options
 ) => {
   const routes = RouteTable.make([...RouteTable.fromApi(api), ...(options.extraRoutes ?? [])])
-  return Layer.unwrapEffect(
-    Effect.map(Lifecycle, (lifecycle) =>
-      HttpApiBuilder.serve(
-        RequestPipeline.middleware(
-          lifecycle,
-          options.trustedProxies === undefined || options.trustedProxies.length === 0
-            ? undefined
-            : ClientAddress.resolver(options.trustedProxies)
-        )
-      )
+  return HttpApiBuilder.serve(
+    RequestPipeline.middleware(
+      options.trustedProxies === undefined || options.trustedProxies.length === 0
+        ? undefined
+        : ClientAddress.resolver(options.trustedProxies)
     )
   ).pipe(
     Layer.provide(implementation),

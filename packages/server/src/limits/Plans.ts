@@ -39,6 +39,11 @@ export class Plans extends Effect.Service<Plans>()("Signalman/Plans", {
             Effect.sync(() => cache.set(accountId, { plan, until: Date.now() + ttl }))
           )
         }),
+      /** The cached plan of an account while it is fresh, or undefined (then `forAccount` loads it). */
+      peek: (accountId: AccountId): Plan.Plan | undefined => {
+        const hit = cache.get(accountId)
+        return hit !== undefined && hit.until > Date.now() ? hit.plan : undefined
+      },
       /** Forget a cached plan (after an operator change in this process). */
       invalidate: (accountId: AccountId) => Effect.sync(() => cache.delete(accountId))
     }

@@ -114,7 +114,25 @@ export class RateBudgets extends Effect.Service<RateBudgets>()("Signalman/RateBu
         })
       })
 
-    return { spend }
+    /**
+     * Spends one request from each subject's block already reserved in this process, or nothing at all when any of
+     * them has none left in the current window (then `spend` settles each, reserving or refusing).
+     */
+    const spendReserved = (subjects: ReadonlyArray<string>, category: string): boolean => {
+      const now = Date.now()
+      const window = now - (now % WINDOW_MS)
+      for (const subject of subjects) {
+        const local = state.get(`${subject}\u0000${category}`)
+        if (local === undefined || local.window !== window || local.reserved === 0) return false
+      }
+      for (const subject of subjects) {
+        const local = state.get(`${subject}\u0000${category}`)
+        if (local !== undefined) local.reserved--
+      }
+      return true
+    }
+
+    return { spend, spendReserved }
   }),
   dependencies: [LimitsRepo.Default]
 }) {}

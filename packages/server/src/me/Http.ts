@@ -3,6 +3,7 @@
  * session-only (a token cannot mint another token).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
@@ -17,6 +18,7 @@ import { requireSession } from "../auth/Policy.js"
 import { Sessions } from "../auth/Sessions.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import { EncodedMe } from "./EncodedMe.js"
 import { MeService, notFound } from "./Me.js"
 
 const utc = (d: Date) => DateTime.unsafeFromDate(d)
@@ -43,8 +45,17 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
     const quotaEvents = yield* QuotaEvents
     const sql = yield* SqlClient.SqlClient
 
+    // The document is answered pre-encoded; the contract's `Me` schema is what encodes it (EncodedMe.ts).
+    const encoded = new EncodedMe()
+
     return handlers
-      .handle("get", () => Effect.flatMap(Caller, me.document))
+      .handle("get", () =>
+        Effect.flatMap(Caller, (caller) =>
+          Effect.map(me.sources(caller), (sources) =>
+            HttpServerResponse.uint8Array(encoded.body(caller, sources), { contentType: "application/json" })
+          )
+        )
+      )
       .handle("delete", () =>
         Effect.gen(function* () {
           yield* requireSession

@@ -6,10 +6,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { CallerShape } from "@signalman/core/api/Authentication"
 import { Me, OrgMembership } from "@signalman/core/Identity"
+import type * as Plan from "@signalman/core/Plan"
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import { Accounts, type MembershipRow } from "../auth/Accounts.js"
+import { Accounts, type MembershipRow, type UserRow } from "../auth/Accounts.js"
 import { Invalidation } from "../auth/Invalidation.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
@@ -31,6 +32,37 @@ const membership = (m: MembershipRow) =>
     true
   )
 
+/** The rows the `/me` document is built from. */
+export interface Sources {
+  readonly user: UserRow
+  readonly plan: Plan.Plan
+  readonly orgs: ReadonlyArray<MembershipRow>
+}
+
+/** The `/me` document of a caller, from its sources. */
+export const build = (caller: CallerShape, { user, plan, orgs }: Sources): Me => {
+  const active = caller.org === null ? undefined : orgs.find((o) => o.id === caller.org?.id)
+  return new Me(
+    {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      email_verified: user.email_verified_at !== null,
+      created_at: DateTime.unsafeFromDate(user.created_at),
+      account_id: user.account_id,
+      plan_id: plan.id,
+      active_org: active === undefined ? null : membership(active),
+      orgs: orgs.map(membership),
+      auth:
+        caller.credential.kind === "session"
+          ? { kind: "session", scopes: ["full_access"] }
+          : { kind: "token", scopes: caller.credential.scopes },
+      deletion_scheduled_for: user.purge_after === null ? null : DateTime.unsafeFromDate(user.purge_after)
+    },
+    true
+  )
+}
+
 export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -39,33 +71,26 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
     const quotaEvents = yield* QuotaEvents
     const invalidation = yield* Invalidation
 
-    const document = (caller: CallerShape) =>
+    /** What the `/me` document is made of, read through the in-process caches (without an effect when all hit). */
+    const sources = (caller: CallerShape): Effect.Effect<Sources> => {
+      const user = accounts.peekUser(caller.user.id)
+      const plan = user === undefined ? undefined : plans.peek(user.account_id)
+      const orgs = user === undefined ? undefined : accounts.peekMemberships(user.id)
+      return user !== undefined && plan !== undefined && orgs !== undefined
+        ? Effect.succeed({ user, plan, orgs })
+        : load(caller)
+    }
+
+    const load = (caller: CallerShape) =>
       Effect.gen(function* () {
         const user = yield* accounts.byId(caller.user.id)
         if (user === undefined) return yield* Effect.dieMessage("caller without a user row")
         const plan = yield* plans.forAccount(user.account_id)
         const orgs = yield* accounts.memberships(user.id)
-        const active = caller.org === null ? undefined : orgs.find((o) => o.id === caller.org?.id)
-        return new Me(
-          {
-            id: user.id,
-            email: user.email,
-            name: user.name,
-            email_verified: user.email_verified_at !== null,
-            created_at: DateTime.unsafeFromDate(user.created_at),
-            account_id: user.account_id,
-            plan_id: plan.id,
-            active_org: active === undefined ? null : membership(active),
-            orgs: orgs.map(membership),
-            auth:
-              caller.credential.kind === "session"
-                ? { kind: "session", scopes: ["full_access"] }
-                : { kind: "token", scopes: caller.credential.scopes },
-            deletion_scheduled_for: user.purge_after === null ? null : DateTime.unsafeFromDate(user.purge_after)
-          },
-          true
-        )
+        return { user, plan, orgs } satisfies Sources
       })
+
+    const document = (caller: CallerShape) => Effect.map(sources(caller), (from) => build(caller, from))
 
     // Everyone in the account's orgs sees their memberships change with a deletion or a restore.
     const publishAccount = (accountId: string) =>
@@ -153,7 +178,7 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
         }
       })
 
-    return { document, scheduleDeletion, restore }
+    return { sources, document, scheduleDeletion, restore }
   }),
   dependencies: [Accounts.Default, Plans.Default, QuotaEvents.Default, Invalidation.Default]
 }) {}

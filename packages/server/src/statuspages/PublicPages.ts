@@ -114,43 +114,61 @@ const redirect = (location: string) =>
 const INCIDENT_ON_HOST = /^\/incidents\/([^/]+)\/?$/
 const STATUS_INCIDENT = /^\/status\/incidents\/([^/]+)\/?$/
 
+/** What a request on a custom host asks for, when it is one of the paths a custom domain serves. */
+const customDomainPath = (url: string) => {
+  const q = url.indexOf("?")
+  const pathname = q === -1 ? url : url.slice(0, q)
+  const incident = INCIDENT_ON_HOST.exec(pathname)
+  const statusIncident = STATUS_INCIDENT.exec(pathname)
+  const isPage = pathname === "/"
+  const isStatus = pathname === "/status" || pathname === "/status/"
+  if (!isPage && incident === null && !isStatus && statusIncident === null) return undefined
+  return { search: q === -1 ? "" : url.slice(q), incident, isStatus, statusIncident }
+}
+
 /**
  * On a page's custom domain, `/` and `/incidents/<id>` are the page, and `/status` redirects to `/`. Requests to
  * any other host, and other paths, go on to the router unchanged.
+ *
+ * This runs before every request of the API, so the common case (the service's own host, or a path a custom
+ * domain does not serve) is decided synchronously and hands the request on as it is: no generator and no
+ * context provided, which would copy the whole service context per request.
  */
 export const customDomain = HttpApiBuilder.middleware(
   Effect.map(
     Effect.context<PublicSnapshot | PageGate>(),
     (context) =>
-      (app: HttpApp.Default): HttpApp.Default<never, HttpServerRequest.HttpServerRequest> =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          if (request.method !== "GET" && request.method !== "HEAD") return yield* app
+      (app: HttpApp.Default): HttpApp.Default<never, HttpServerRequest.HttpServerRequest> => {
+        const snapshots = Context.get(context, PublicSnapshot)
+        const onCustomHost = (
+          request: HttpServerRequest.HttpServerRequest,
+          host: string,
+          wanted: NonNullable<ReturnType<typeof customDomainPath>>
+        ) =>
+          Effect.gen(function* () {
+            const page = yield* snapshots.byHost(host)
+            if (page === undefined) return yield* app
+            if (wanted.isStatus) return redirect(`/${wanted.search}`)
+            if (wanted.statusIncident !== null) return redirect(`/incidents/${wanted.statusIncident[1]}`)
+            const params = new URLSearchParams(wanted.search)
+            return yield* asHtml(
+              Effect.gen(function* () {
+                const admitted = yield* admit(page, request)
+                return wanted.incident === null
+                  ? yield* pageHtml(admitted, request, "", params.get("fragment") === "1")
+                  : yield* incidentHtml(admitted, request, "", decodeURIComponent(wanted.incident[1] ?? ""))
+              }).pipe(Effect.provide(context))
+            )
+          })
+        return Effect.withFiberRuntime((fiber) => {
+          const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+          if (request.method !== "GET" && request.method !== "HEAD") return app
           const host = hostOf(request.headers["host"])
-          if (host === undefined || host === Context.get(context, PublicSnapshot).baseHost) return yield* app
-          const q = request.url.indexOf("?")
-          const pathname = q === -1 ? request.url : request.url.slice(0, q)
-          const search = q === -1 ? "" : request.url.slice(q)
-          const isPage = pathname === "/"
-          const incident = INCIDENT_ON_HOST.exec(pathname)
-          const isStatus = pathname === "/status" || pathname === "/status/"
-          const statusIncident = STATUS_INCIDENT.exec(pathname)
-          if (!isPage && incident === null && !isStatus && statusIncident === null) return yield* app
-          const snapshots = Context.get(context, PublicSnapshot)
-          const page = yield* snapshots.byHost(host)
-          if (page === undefined) return yield* app
-          if (isStatus) return redirect(`/${search}`)
-          if (statusIncident !== null) return redirect(`/incidents/${statusIncident[1]}`)
-          const params = new URLSearchParams(search)
-          return yield* asHtml(
-            Effect.gen(function* () {
-              const admitted = yield* admit(page, request)
-              return incident === null
-                ? yield* pageHtml(admitted, request, "", params.get("fragment") === "1")
-                : yield* incidentHtml(admitted, request, "", decodeURIComponent(incident[1] ?? ""))
-            })
-          )
-        }).pipe(Effect.provide(context))
+          if (host === undefined || host === snapshots.baseHost) return app
+          const wanted = customDomainPath(request.url)
+          return wanted === undefined ? app : onCustomHost(request, host, wanted)
+        })
+      }
   )
 )
 
