@@ -8,7 +8,7 @@ import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import type { Values } from "./Config.js"
+import type { Values } from "./config/Config.js"
 import { requestIdIn } from "./http/RequestContext.js"
 
 const levels = {

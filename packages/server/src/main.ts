@@ -12,7 +12,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as App from "./App.js"
 import * as AbuseLists from "./abuse/Lists.js"
-import * as Config from "./Config.js"
+import * as Config from "./config/Config.js"
 import * as Logging from "./Logging.js"
 
 const usage = "usage: signalman-server [--role api|worker|all] [--config FILE]"

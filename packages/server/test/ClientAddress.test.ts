@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type AddressRange, normalize, parseRange, resolver } from "../src/http/ClientAddress.js"
+import { type AddressRange, normalize, parseRange } from "../src/config/AddressRange.js"
+import { resolver } from "../src/http/ClientAddress.js"
 
 const ranges = (...texts: Array<string>): ReadonlyArray<AddressRange> =>
   texts.map((text) => {

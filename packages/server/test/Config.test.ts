@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Config from "../src/Config.js"
+import * as Config from "../src/config/Config.js"
 import { envName, parseFile, resolve } from "../src/config/Load.js"
 import { settings } from "../src/config/Settings.js"
 

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { uuidv7 } from "../src/Ids.js"
+import { uuidv7 } from "../src/infra/Ids.js"
 import { sweeps } from "../src/workers/Sweepers.js"
 import * as TestServer from "./support/TestServer.js"
 

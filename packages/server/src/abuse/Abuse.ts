@@ -17,7 +17,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import { AuditLog } from "../audit/AuditLog.js"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 import * as Lists from "./Lists.js"
 
 export interface CheckOptions {

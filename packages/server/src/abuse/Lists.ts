@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs"
 import * as AbuseRules from "@signalman/core/AbuseRules"
 import * as Either from "effect/Either"
-import { ConfigError, type Values } from "../Config.js"
+import { ConfigError, type Values } from "../config/Config.js"
 
 const readList = <A>(
   setting: "abuse.url_patterns_file" | "abuse.domain_denylist_file",

@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Fingerprint } from "../auth/Fingerprint.js"
 import { currentRequestId } from "../http/RequestContext.js"
-import { uuidv7 } from "../Ids.js"
+import { uuidv7 } from "../infra/Ids.js"
 import { AuditRepo } from "./Repo.js"
 
 /** One entry; account, org and user default to the request's caller and its active org. */

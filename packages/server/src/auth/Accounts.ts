@@ -6,9 +6,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { AccountId, OrgId, type Role, UserId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { uuidv7 } from "../Ids.js"
-import { Invalidation } from "./Invalidation.js"
-import { TtlCache } from "./TtlCache.js"
+import { uuidv7 } from "../infra/Ids.js"
+import { Invalidation } from "../infra/Invalidation.js"
+import { TtlCache } from "../infra/TtlCache.js"
 
 export const UserRow = Schema.Struct({
   id: UserId,

@@ -4,7 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { uuidv7 } from "../Ids.js"
+import { uuidv7 } from "../infra/Ids.js"
 import { Fingerprint } from "./Fingerprint.js"
 
 export type Method = "magic_link" | "api_token" | "session" | "passkey" | `${string}_oauth`

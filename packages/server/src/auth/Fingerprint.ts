@@ -11,8 +11,8 @@ import { createHmac } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { AppConfig } from "../Config.js"
-import { randomSecret, sha256 } from "./Secrets.js"
+import { AppConfig } from "../config/Config.js"
+import { randomSecret, sha256 } from "../infra/Secrets.js"
 
 export class SaltChanged extends Data.TaggedError("SaltChanged")<{ readonly message: string }> {}
 

@@ -4,7 +4,7 @@
  * attempt, and say where the browser goes next.
  */
 import * as Effect from "effect/Effect"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 import { Invitations } from "../orgs/Invitations.js"
 import { Accounts, type UserRow } from "./Accounts.js"
 import { Attempts, type Method } from "./Attempts.js"

@@ -10,8 +10,8 @@ import { WriteSource } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as ReferenceLock from "../database/ReferenceLock.js"
 import * as Transaction from "../database/Transaction.js"
-import * as References from "../targets/References.js"
 
 /** A stored channel: the channel as answered, and the sealed map of its secret values (null when it has none). */
 export const ChannelRow = Schema.Struct({
@@ -128,7 +128,7 @@ export class ChannelsRepo extends Effect.Service<ChannelsRepo>()("Signalman/Chan
     const transaction = Transaction.make(sql)
 
     const lockReferences = (orgId: OrgId) =>
-      Effect.orDie(Effect.provideService(References.lock(orgId), SqlClient.SqlClient, sql))
+      Effect.orDie(Effect.provideService(ReferenceLock.lock(orgId), SqlClient.SqlClient, sql))
 
     const deleteOne = SqlSchema.findOne({
       Request: Schema.Struct({ org_id: OrgId, id: Schema.String }),

@@ -4,7 +4,7 @@
  * one line, which setting is wrong and why.
  */
 import * as Either from "effect/Either"
-import { type AddressRange, parseRange } from "../http/ClientAddress.js"
+import { type AddressRange, parseRange } from "./AddressRange.js"
 
 export interface Setting<A> {
   readonly parse: (raw: unknown) => Either.Either<A, string>

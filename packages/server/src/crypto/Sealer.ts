@@ -11,7 +11,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 
 export class SealError extends Data.TaggedError("SealError")<{ readonly message: string }> {}
 

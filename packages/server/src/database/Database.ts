@@ -9,7 +9,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 import * as Embedded from "./Embedded.js"
 import * as Migrations from "./Migrations.js"
 

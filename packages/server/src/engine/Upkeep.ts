@@ -16,7 +16,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 
 // Per target: the account's effective plan figures (an override only raises them, as in core/Plan.effective).
 const effective = (sql: SqlClient.SqlClient) => sql`

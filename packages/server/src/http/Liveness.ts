@@ -12,7 +12,7 @@ import type { EventEmitter } from "node:events"
 import * as Http from "node:http"
 import { Health } from "@signalman/core/api/Operations"
 import * as Schema from "effect/Schema"
-import type { Lifecycle } from "../Lifecycle.js"
+import type { Lifecycle } from "../infra/Lifecycle.js"
 import { chooseRequestId } from "./RequestContext.js"
 import * as ResponseHeaders from "./ResponseHeaders.js"
 

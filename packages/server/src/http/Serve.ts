@@ -5,6 +5,7 @@
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Layer from "effect/Layer"
+import type { AddressRange } from "../config/AddressRange.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Conventions from "./Conventions.js"
 import * as RequestPipeline from "./RequestPipeline.js"
@@ -13,7 +14,7 @@ import * as RouteTable from "./RouteTable.js"
 export interface Options {
   readonly maxBodyBytes: number
   /** `server.trusted_proxies`: when any, the client's address is read from `X-Forwarded-For` behind them. */
-  readonly trustedProxies?: ReadonlyArray<ClientAddress.AddressRange>
+  readonly trustedProxies?: ReadonlyArray<AddressRange>
   /** Routes mounted beside the contract (the docs, the OpenAPI document), known for 405 answers. */
   readonly extraRoutes?: ReadonlyArray<RouteTable.Route>
 }

@@ -7,8 +7,8 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AppConfig } from "../Config.js"
-import { Lifecycle } from "../Lifecycle.js"
+import { AppConfig } from "../config/Config.js"
+import { Lifecycle } from "../infra/Lifecycle.js"
 import type * as Liveness from "./Liveness.js"
 
 export const layer = (server: Liveness.Server): Layer.Layer<never, never, AppConfig | Lifecycle> =>

@@ -21,7 +21,7 @@ import { RegionPolicy } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { uuidv7 } from "../Ids.js"
+import { uuidv7 } from "../infra/Ids.js"
 import { AlertSuppression, IncidentNotices } from "./Seams.js"
 
 /** A check result as the scheduler stores it. */

@@ -24,7 +24,7 @@ import * as IncidentNarration from "@signalman/core/IncidentNarration"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { uuidv7 } from "../Ids.js"
+import { uuidv7 } from "../infra/Ids.js"
 import { PageChanges } from "../statuspages/PageChanges.js"
 import { PageEvents } from "../subscribers/PageEvents.js"
 

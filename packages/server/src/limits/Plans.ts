@@ -6,7 +6,7 @@ import type { AccountId } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 import { LimitsRepo, type PlanRow } from "./Repo.js"
 
 const toPlan = (row: PlanRow): Plan.Plan => {

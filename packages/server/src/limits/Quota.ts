@@ -6,7 +6,7 @@ import * as ApiError from "@signalman/core/ApiError"
 import type * as Plan from "@signalman/core/Plan"
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as Effect from "effect/Effect"
-import { uuidv7 } from "../Ids.js"
+import { uuidv7 } from "../infra/Ids.js"
 import { LimitsRepo } from "./Repo.js"
 
 export class QuotaEvents extends Effect.Service<QuotaEvents>()("Signalman/QuotaEvents", {

@@ -7,7 +7,7 @@ import type { ManualEffect } from "@signalman/core/ManualState"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { MonitorResults } from "../engine/MonitorResults.js"
-import { uuidv7 } from "../Ids.js"
+import { uuidv7 } from "../infra/Ids.js"
 
 /** A manual monitor's result stands for its fixed minute (TargetRules: manual monitors run at 60 s). */
 export const MANUAL_INTERVAL_SECS = 60

@@ -6,7 +6,7 @@
  */
 import type * as Notification from "@signalman/core/Notification"
 import * as Effect from "effect/Effect"
-import { uuidv7 } from "../Ids.js"
+import { uuidv7 } from "../infra/Ids.js"
 import { NotifyRepo } from "./Repo.js"
 
 /** What the incident writer hands over for one `Notify` effect. */

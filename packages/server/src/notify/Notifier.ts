@@ -7,7 +7,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 import { Deliveries } from "./Deliveries.js"
 import { Notices } from "./Notices.js"
 

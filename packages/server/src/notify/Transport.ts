@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
 import { Client, type Dispatcher } from "undici"
-import { Mailer } from "../auth/Mailer.js"
+import { Mailer } from "../infra/Mailer.js"
 import type { Request } from "./Requests.js"
 
 /** The outcome of one request: accepted (`ok`), or the reason, with the HTTP status when there was an answer. */

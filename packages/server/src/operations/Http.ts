@@ -10,7 +10,7 @@ import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Health, OperationsApi, Readiness } from "@signalman/core/api/Operations"
 import * as Effect from "effect/Effect"
-import { Lifecycle } from "../Lifecycle.js"
+import { Lifecycle } from "../infra/Lifecycle.js"
 
 /** A worker process serves only the operations group, so orchestrators can probe it like an API process. */
 export class WorkerApi extends HttpApi.make("signalman-worker").add(OperationsApi) {}

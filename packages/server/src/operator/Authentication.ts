@@ -7,8 +7,8 @@ import * as ApiError from "@signalman/core/ApiError"
 import { OperatorAuthentication } from "@signalman/core/api/Operator"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { safeEqual } from "../auth/Secrets.js"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
+import { safeEqual } from "../infra/Secrets.js"
 
 export const layer = Layer.effect(
   OperatorAuthentication,

@@ -5,8 +5,8 @@
  */
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as Effect from "effect/Effect"
-import { Invalidation } from "../auth/Invalidation.js"
-import { sha256 } from "../auth/Secrets.js"
+import { Invalidation } from "../infra/Invalidation.js"
+import { sha256 } from "../infra/Secrets.js"
 import { Plans } from "../limits/Plans.js"
 import { OrgsRepo } from "./Repo.js"
 

@@ -17,7 +17,7 @@ import type { CheckSpec } from "@signalman/core/CheckSpec"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 
 export const LOCAL_REGION = "local"
 

@@ -13,7 +13,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Invalidation } from "../auth/Invalidation.js"
+import { Invalidation } from "../infra/Invalidation.js"
 
 const PREFIX = "status_page:"
 

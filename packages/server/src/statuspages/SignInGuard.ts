@@ -11,8 +11,8 @@
  * they then do there, or mail codes in their name.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { readCookie } from "../auth/Cookies.js"
-import { safeEqual } from "../auth/Secrets.js"
+import { readCookie } from "../infra/Cookies.js"
+import { safeEqual } from "../infra/Secrets.js"
 
 /** The cookie holding the form token. */
 export const CSRF_COOKIE = "_sm_pv_csrf"

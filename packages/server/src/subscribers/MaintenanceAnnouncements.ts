@@ -6,7 +6,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 import { PageEvents } from "./PageEvents.js"
 
 export const layer = Layer.scopedDiscard(

@@ -10,7 +10,7 @@
  */
 import type * as PageSubscription from "@signalman/core/PageSubscription"
 import * as Effect from "effect/Effect"
-import { uuidv7 } from "../Ids.js"
+import { uuidv7 } from "../infra/Ids.js"
 import { SubscribersRepo } from "./Repo.js"
 
 const minute = (date: Date) => date.toISOString().slice(0, 16).replace("T", " ")

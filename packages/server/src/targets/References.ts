@@ -8,13 +8,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import * as Effect from "effect/Effect"
+import * as ReferenceLock from "../database/ReferenceLock.js"
 
-/** Holds the org's reference lock to the end of the current transaction. */
-export const lock = (orgId: string) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`SELECT pg_advisory_xact_lock(hashtext(${`org-references:${orgId}`}))`
-  )
+/** Holds the org's reference lock to the end of the current transaction (`database/ReferenceLock.ts`). */
+export const lock = ReferenceLock.lock
 
 interface Referencing {
   readonly variable_keys: ReadonlyArray<string>

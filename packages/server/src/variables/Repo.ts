@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Struct from "effect/Struct"
-import * as References from "../targets/References.js"
+import * as ReferenceLock from "../database/ReferenceLock.js"
 
 /** A stored variable: its value sealed, whether secret or not. */
 export const VariableRow = Schema.Struct({
@@ -98,7 +98,7 @@ export class VariablesRepo extends Effect.Service<VariablesRepo>()("Signalman/Va
         // Under the org's reference lock, so no monitor saved meanwhile can take up the key being deleted.
         sql.withTransaction(
           Effect.zipRight(
-            Effect.provideService(References.lock(org_id), SqlClient.SqlClient, sql),
+            Effect.provideService(ReferenceLock.lock(org_id), SqlClient.SqlClient, sql),
             sql`
               DELETE FROM variables v
               WHERE v.id = ${id} AND v.org_id = ${org_id}

@@ -12,7 +12,7 @@ import * as VariableRefs from "@signalman/core/Variables"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Sealer } from "../crypto/Sealer.js"
-import { uuidv7 } from "../Ids.js"
+import { uuidv7 } from "../infra/Ids.js"
 import { type VariableRow, VariablesRepo } from "./Repo.js"
 
 export type { VariableRow } from "./Repo.js"

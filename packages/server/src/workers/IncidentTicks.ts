@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 import { IncidentWriter } from "../incidents/IncidentWriter.js"
 
 export const pass = Effect.flatMap(IncidentWriter, (writer) => writer.tickDue()).pipe(

@@ -17,7 +17,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 
 export interface Sweep {
   readonly name: string

@@ -8,7 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as App from "../../src/App.js"
-import * as Config from "../../src/Config.js"
+import * as Config from "../../src/config/Config.js"
 import * as Embedded from "../../src/database/Embedded.js"
 import * as TestDatabase from "./TestDatabase.js"
 

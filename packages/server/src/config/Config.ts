@@ -8,9 +8,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { ConfigError, parseFile, resolve, type Sources, type Values } from "./config/Load.js"
+import { ConfigError, parseFile, resolve, type Sources, type Values } from "./Load.js"
 
-export { ConfigError, type Values } from "./config/Load.js"
+export { ConfigError, type Values } from "./Load.js"
 
 export class AppConfig extends Context.Tag("Signalman/AppConfig")<AppConfig, Values>() {}
 

@@ -11,7 +11,7 @@ import { PgClient } from "@effect/sql-pg"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 
 const CHANNEL = "signalman_invalidate"
 

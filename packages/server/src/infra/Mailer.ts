@@ -6,7 +6,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Nodemailer from "nodemailer"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../config/Config.js"
 
 export interface Mail {
   readonly to: string
