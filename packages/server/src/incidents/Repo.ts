@@ -56,7 +56,7 @@ export const MetricsRow = Schema.Struct({
   incidents: Schema.Int,
   acknowledged: Schema.Int,
   closed: Schema.Int,
-  // float8 arrives as a number from PostgreSQL and PGlite alike; a string is taken too, as `Number` would.
+  // float8 as a number, or as a string should a driver answer it so.
   mtta: Schema.NullOr(Schema.Union(Schema.Number, Schema.NumberFromString)),
   mttr: Schema.NullOr(Schema.Union(Schema.Number, Schema.NumberFromString))
 })

@@ -10,7 +10,6 @@ import * as TargetCopy from "@signalman/core/TargetCopy"
 import type { ResolvedTarget } from "@signalman/core/TargetRules"
 import { isNonEmptyReadonlyArray, type NonEmptyReadonlyArray } from "effect/Array"
 import * as Effect from "effect/Effect"
-import type * as Schema from "effect/Schema"
 import * as Idempotency from "../idempotency/Idempotency.js"
 import { Admission, type Writer } from "./Admission.js"
 import * as BatchSize from "./BatchSize.js"
@@ -58,22 +57,8 @@ export class Creation extends Effect.Service<Creation>()("Signalman/TargetCreati
         return answer(rows)
       })
 
-    const once =
-      <A, I>(writer: Writer, operation: string, payload: unknown, schema: Schema.Schema<A, I>) =>
-      <E, R>(
-        write: (
-          record: (written: Idempotency.Written<A>) => Effect.Effect<void, Idempotency.LostRace>
-        ) => Effect.Effect<Idempotency.Written<A>, E, R>
-      ) =>
-        idempotency.once(scopeOf(writer, operation), payload, schema, write)
-
     const create = (writer: Writer, body: Target.CreateTarget, source: Target.WriteSource) =>
-      once(
-        writer,
-        "targets.create",
-        body,
-        Target.Target
-      )((record) =>
+      idempotency.once(scopeOf(writer, "targets.create"), body, Target.Target, (record) =>
         Effect.gen(function* () {
           const target = yield* admission.create(writer, body, yield* admission.enabledRegions)
           return yield* insert(
@@ -88,12 +73,7 @@ export class Creation extends Effect.Service<Creation>()("Signalman/TargetCreati
 
     /** The handler has bounded the batch (`BatchSize`) before the writer was looked up. */
     const bulk = (writer: Writer, body: typeof ApiTargets.BulkCreate.Type, source: Target.WriteSource) =>
-      once(
-        writer,
-        "targets.bulk",
-        body,
-        ApiTargets.TargetBatch
-      )((record) =>
+      idempotency.once(scopeOf(writer, "targets.bulk"), body, ApiTargets.TargetBatch, (record) =>
         Effect.flatMap(admission.createMany(writer, body.targets), (resolved) =>
           insert(writer, resolved, source, batch, record)
         )
@@ -109,15 +89,14 @@ export class Creation extends Effect.Service<Creation>()("Signalman/TargetCreati
         const row = yield* targets.one(writer.org, id)
         if (row === undefined) return yield* Effect.fail(notFound)
         yield* BatchSize.atMost("copies", body.copies.length, TargetCopy.MAX_COPIES)
-        return yield* once(
-          writer,
-          `targets.duplicate:${row.id}`,
+        return yield* idempotency.once(
+          scopeOf(writer, `targets.duplicate:${row.id}`),
           body,
-          ApiTargets.TargetBatch
-        )((record) =>
-          Effect.flatMap(duplicates.copies(writer, row, body.copies), (copies) =>
-            insert(writer, copies, source, batch, record)
-          )
+          ApiTargets.TargetBatch,
+          (record) =>
+            Effect.flatMap(duplicates.copies(writer, row, body.copies), (copies) =>
+              insert(writer, copies, source, batch, record)
+            )
         )
       })
 
