@@ -38,11 +38,11 @@ import * as Liveness from "./http/Liveness.js"
 import * as OpenApiRoute from "./http/OpenApiRoute.js"
 import * as Serve from "./http/Serve.js"
 import * as Shutdown from "./http/Shutdown.js"
-import { Idempotency } from "./idempotency/Idempotency.js"
 import * as IncidentsHttp from "./incidents/Http.js"
 import { Incidents } from "./incidents/Incidents.js"
 import { IncidentWriter } from "./incidents/IncidentWriter.js"
 import * as IncidentSeams from "./incidents/Seams.js"
+import * as IncidentTargetPeriods from "./incidents/TargetPeriods.js"
 import { Lifecycle } from "./infra/Lifecycle.js"
 import { Mailer } from "./infra/Mailer.js"
 import * as Logging from "./Logging.js"
@@ -85,8 +85,11 @@ import * as SubscriberPages from "./subscribers/Pages.js"
 import { Subscribers } from "./subscribers/Subscribers.js"
 import { Admission } from "./targets/Admission.js"
 import { BulkActions } from "./targets/BulkActions.js"
-import { Duplicates } from "./targets/Duplicates.js"
+import { Changes } from "./targets/Changes.js"
+import { CheckTest } from "./targets/CheckTest.js"
+import { Creation } from "./targets/Creation.js"
 import * as TargetsHttp from "./targets/Http.js"
+import { Regions as TargetRegions } from "./targets/Regions.js"
 import { Targets } from "./targets/Targets.js"
 import * as VariablesHttp from "./variables/Http.js"
 import { Variables } from "./variables/Variables.js"
@@ -180,7 +183,14 @@ const http = (config: Config.Values) => {
               )
             ),
             Layer.provide(Probes.Default),
-            Layer.provide([Duplicates.Default, BulkActions.Default, Idempotency.Default]),
+            Layer.provide([
+              Creation.Default,
+              Changes.Default,
+              TargetRegions.Default,
+              CheckTest.Default,
+              BulkActions.Default,
+              IncidentTargetPeriods.layer
+            ]),
             Layer.provide([Heartbeats.Default, ManualStates.Default]),
             Layer.provide([Admission.Default, Targets.Default, Shares.Default]),
             Layer.provide([Abuse.Default, Variables.Default, Channels.Default, Deliveries.Default]),

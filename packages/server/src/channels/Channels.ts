@@ -1,7 +1,7 @@
 /**
  * Notification channels: creating one under the account's `max_notification_channels` quota (counted under the
- * account's lock, so concurrent creates settle exactly at the limit), reading, listing, changing and deleting them,
- * and judging a monitor's alert bindings against them.
+ * account's lock, so concurrent creates settle exactly at the limit), reading, listing, changing and deleting them.
+ * A monitor's alert bindings are judged where monitors are written (`targets/Admission.ts`).
  *
  * A channel's config is stored as shown (each secret `***`), with the secret values sealed beside it as one JSON
  * map, so answering never decrypts; a PATCH opens the map only to keep the secrets sent back as `***`.
@@ -214,37 +214,13 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
      * A monitor's alert bindings: each must name a channel of the org, each at most once (400 VALIDATION_FAILED on
      * `alerts[i].channel_id`). Unknown and foreign ids answer alike, so a binding cannot probe other orgs.
      */
-    const checkBindings = (org: ActiveOrg, alerts: ReadonlyArray<{ readonly channel_id: string }>) =>
-      Effect.gen(function* () {
-        if (alerts.length === 0) return
-        const ids = alerts.map((binding) => binding.channel_id.toLowerCase())
-        const twice = ids.findIndex((channelId, i) => ids.indexOf(channelId) !== i)
-        if (twice !== -1) {
-          return yield* Effect.fail(
-            ApiError.make("VALIDATION_FAILED", `alerts[${ids.indexOf(ids[twice] ?? "")}] binds this channel already`, {
-              field: `alerts[${twice}].channel_id`
-            })
-          )
-        }
-        const found = yield* repo.known(org.id, ids)
-        const unknown = ids.findIndex((channelId) => !found.has(channelId))
-        if (unknown !== -1) {
-          return yield* Effect.fail(
-            ApiError.make("VALIDATION_FAILED", "No such notification channel in this org", {
-              field: `alerts[${unknown}].channel_id`
-            })
-          )
-        }
-      })
-
     return {
       list,
       get: (org: ActiveOrg, id: string) => Effect.map(one(org, id), toChannel),
       create,
       update,
       remove,
-      test,
-      checkBindings
+      test
     }
   }),
   dependencies: [ChannelsRepo.Default, Sealer.Default, Plans.Default, QuotaEvents.Default, Deliveries.Default]

@@ -171,13 +171,6 @@ export class ChannelsRepo extends Effect.Service<ChannelsRepo>()("Signalman/Chan
         })
       )
 
-    const known = SqlSchema.findAll({
-      Request: Schema.Struct({ org_id: OrgId, ids: Schema.Array(Schema.String) }),
-      Result: Id,
-      execute: ({ org_id, ids }) =>
-        sql`SELECT id::text AS id FROM channels WHERE org_id = ${org_id} AND id IN ${sql.in(ids)}`
-    })
-
     // Our own rows failing their schema, or the database failing, are defects at this boundary.
     return {
       one: (orgId: OrgId, id: string) => Effect.map(Effect.orDie(one({ org_id: orgId, id })), Option.getOrUndefined),
@@ -190,10 +183,7 @@ export class ChannelsRepo extends Effect.Service<ChannelsRepo>()("Signalman/Chan
       countOfAccount: (accountId: AccountId) => Effect.map(Effect.orDie(countOfAccount(accountId)), (row) => row.n),
       insert: (row: typeof NewChannel.Type) => Effect.orDie(insert(row)),
       update: (change: typeof ChannelChange.Type) => Effect.map(Effect.orDie(update(change)), Option.getOrUndefined),
-      remove,
-      /** Which of these ids (lowercase) name a channel of the org. */
-      known: (orgId: OrgId, ids: ReadonlyArray<string>) =>
-        Effect.map(Effect.orDie(known({ org_id: orgId, ids })), (rows) => new Set(rows.map((row) => row.id)))
+      remove
     }
   })
 }) {}

@@ -35,6 +35,23 @@ export interface Claim extends Scope {
 
 export const HEADER = "idempotency-key"
 
+/** A write's answer and the `Location` it answers with, if any. */
+export interface Written<A> {
+  readonly answer: A
+  readonly location: string | null
+}
+
+// A fresh answer's location set on the response; a replay sets the stored one itself.
+const located = <A>({ answer, location }: Written<A>) =>
+  location === null
+    ? Effect.succeed(answer)
+    : Effect.as(
+        HttpApp.appendPreResponseHandler((_, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "location", location))
+        ),
+        answer
+      )
+
 // Printable ASCII without spaces at either end; long enough for a UUID or a client's own composite key.
 const wellFormed = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/
 
@@ -133,7 +150,46 @@ export class Idempotency extends Effect.Service<Idempotency>()("Signalman/Idempo
         if (!inserted) return yield* new LostRace()
       })
 
-    return { claim, replay, record }
+    /**
+     * A write made once per key. Without the header `write` just runs. With it, an earlier answer to the key is
+     * replayed; otherwise `write` runs and must call `record` inside the transaction that makes its rows, and a
+     * request that loses the race for the key answers what the winner recorded. A fresh answer's `location`
+     * becomes the `Location` header, as a replayed one's does.
+     */
+    const once = <A, I, E, R>(
+      scope: Scope,
+      payload: unknown,
+      schema: Schema.Schema<A, I>,
+      write: (
+        record: (written: Written<A>) => Effect.Effect<void, LostRace>
+      ) => Effect.Effect<Written<A>, E | LostRace, R>
+    ): Effect.Effect<A, E | ApiError.ApiError, R | HttpServerRequest.HttpServerRequest> =>
+      Effect.gen(function* () {
+        const isLostRace = (error: E | LostRace): error is LostRace => error instanceof LostRace
+        const held = yield* claim(scope, payload)
+        if (held === undefined) {
+          return yield* write(() => Effect.void).pipe(
+            Effect.flatMap(located),
+            Effect.catchIf(isLostRace, () => Effect.dieMessage("an idempotency race without a key"))
+          )
+        }
+        const prior = yield* replay(held, schema)
+        if (Option.isSome(prior)) return prior.value
+        return yield* write((written) => record(held, schema, written.answer, written.location)).pipe(
+          Effect.flatMap(located),
+          Effect.catchIf(isLostRace, () =>
+            Effect.flatMap(
+              replay(held, schema),
+              Option.match({
+                onNone: () => Effect.dieMessage("the idempotency key holder vanished"),
+                onSome: Effect.succeed
+              })
+            )
+          )
+        )
+      })
+
+    return { claim, replay, record, once }
   }),
   dependencies: [IdempotencyRepo.Default]
 }) {}

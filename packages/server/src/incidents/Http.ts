@@ -1,17 +1,15 @@
 /**
  * The `incidents` group: list, detail, declare, narrate, updates, acknowledge, resolve, the delivery log, the
- * postmortem and the response metrics; plus the handler of `GET /api/v1/targets/{id}/incidents`, which the targets
- * group mounts. Every route acts on the caller's org; an incident of another org answers the same 404 as one that
- * does not exist.
+ * postmortem and the response metrics. Every route acts on the caller's org; an incident of another org answers the
+ * same 404 as one that does not exist. A monitor's incident periods are answered by the targets group through
+ * `TargetPeriods.ts`.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
-import type { ListIncidentPeriods } from "@signalman/core/api/Incidents"
 import type { AccountId } from "@signalman/core/Identity"
 import * as IncidentNarration from "@signalman/core/IncidentNarration"
 import * as DateTime from "effect/DateTime"
@@ -19,7 +17,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { requireOrg, requireScope } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
-import { notFound as targetNotFound } from "../targets/Targets.js"
 import { Incidents, notFound } from "./Incidents.js"
 import { IncidentWriter } from "./IncidentWriter.js"
 import { DeliveryLog } from "./Seams.js"
@@ -170,19 +167,3 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
       )
   })
 )
-
-/**
- * `GET /api/v1/targets/{id}/incidents` (scope targets:read): the monitor's coalesced incident periods. Mounted by
- * the targets group.
- */
-export const targetIncidents = (targetId: string, query: typeof ListIncidentPeriods.Type) =>
-  Effect.gen(function* () {
-    yield* requireScope("targets:read")
-    const org = yield* requireOrg
-    const sql = yield* SqlClient.SqlClient
-    const incidents = yield* Incidents
-    const owned = yield* sql`SELECT 1 FROM targets WHERE id = ${targetId} AND org_id = ${org.id}`.pipe(Effect.orDie)
-    if (owned.length === 0) return yield* Effect.fail(targetNotFound)
-    const page = yield* incidents.periods(org.id, targetId, query)
-    return { data: page.rows, total: page.total, limit: query.limit, offset: query.offset }
-  })

@@ -13,6 +13,7 @@
  * concurrently or not, opens one incident and sends one notice.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as Statement from "@effect/sql/Statement"
 import type { CheckStatus } from "@signalman/core/CheckResult"
 import { Impact } from "@signalman/core/Incident"
@@ -20,6 +21,7 @@ import * as IncidentMachine from "@signalman/core/IncidentMachine"
 import { RegionPolicy } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../infra/Ids.js"
 import { AlertSuppression, IncidentNotices } from "./Seams.js"
@@ -84,6 +86,8 @@ const decodeIncidentNow = Schema.decodeUnknown(
   )
 )
 const encodeState = Schema.encodeSync(IncidentMachine.State)
+const Id = Schema.Struct({ id: Schema.String })
+const decodeIds = Schema.decodeUnknown(Schema.Array(Id))
 
 const impactWords: Record<Impact, string> = {
   degraded: "degraded performance",
@@ -163,15 +167,19 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
         }
       })
 
+    const findIncident = SqlSchema.findOne({
+      Request: Schema.Struct({ target_id: Schema.String, number: Schema.Number }),
+      Result: Id,
+      execute: ({ target_id, number }) => sql`
+        SELECT id FROM incidents WHERE target_id = ${target_id} AND number = ${number} AND origin = 'monitor'
+      `
+    })
+
     const incidentId = (targetId: string, number: number) =>
-      Effect.flatMap(
-        sql<{ id: string }>`
-          SELECT id FROM incidents WHERE target_id = ${targetId} AND number = ${number} AND origin = 'monitor'
-        `,
-        (rows) =>
-          rows[0] === undefined
-            ? Effect.dieMessage(`no incident ${number} of target ${targetId}`)
-            : Effect.succeed(rows[0].id)
+      Effect.flatMap(findIncident({ target_id: targetId, number }), (row) =>
+        Option.isNone(row)
+          ? Effect.dieMessage(`no incident ${number} of target ${targetId}`)
+          : Effect.succeed(row.value.id)
       )
 
     const note = (id: string, message: string, by: string | null, at: DateTime.Utc) =>
@@ -192,7 +200,8 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
         switch (effect._tag) {
           case "OpenIncident": {
             const i = effect.incident
-            const inserted = yield* sql<{ id: string }>`
+            const inserted = yield* Effect.flatMap(
+              sql`
               INSERT INTO incidents (id, org_id, target_id, origin, number, impact, counts_as_downtime, started_at,
                 acknowledged_at, acknowledged_by, recovering_since, recovered, created_at, updated_at)
               VALUES (${uuidv7()}, ${row.org_id}, ${row.target_id}, 'monitor', ${i.number}, ${i.impact}, true,
@@ -201,7 +210,9 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
                 ${DateTime.toDateUtc(now)})
               ON CONFLICT (target_id, number) WHERE origin = 'monitor' DO NOTHING
               RETURNING id
-            `
+            `,
+              decodeIds
+            )
             const id = inserted[0]?.id
             if (id !== undefined && message !== undefined) yield* note(id, message, null, i.started_at)
             return

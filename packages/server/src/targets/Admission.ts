@@ -3,7 +3,6 @@
  * that need the plan (`TargetRules`), its alert bindings, and its regions. One place, so a create, each item of a
  * bulk create, and each copy of a duplicate are judged alike.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import type * as Plan from "@signalman/core/Plan"
@@ -14,10 +13,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { Abuse } from "../abuse/Abuse.js"
-import { Channels } from "../channels/Channels.js"
 import { AppConfig } from "../config/Config.js"
 import { QuotaEvents } from "../limits/Quota.js"
 import type { Variables } from "../variables/Variables.js"
+import { TargetsRepo } from "./Repo.js"
 import * as Validation from "./Validation.js"
 
 /** The regions a write may name: the enabled ones, and those of them whose agents can run a browser flow. */
@@ -35,24 +34,19 @@ export interface Writer {
 
 export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmission", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* TargetsRepo
     const quotaEvents = yield* QuotaEvents
     const config = yield* AppConfig
-    const channels = yield* Channels
     const abuse = yield* Abuse
     const allowPrivate = config["checker.allow_private_targets"]
 
     /** The enabled regions, and which of them can run a browser: read once per request however many targets. */
-    const enabledRegions = sql<{ id: string; flow_capable: boolean }>`
-      SELECT id, flow_capable FROM regions WHERE enabled
-    `.pipe(
-      Effect.map(
-        (rows): RegionIndex => ({
-          enabled: new Set(rows.map((r) => r.id)),
-          flowCapable: new Set(rows.filter((r) => r.flow_capable).map((r) => r.id))
-        })
-      ),
-      Effect.orDie
+    const enabledRegions = Effect.map(
+      repo.capabilities,
+      (rows): RegionIndex => ({
+        enabled: new Set(rows.map((r) => r.id)),
+        flowCapable: new Set(rows.filter((r) => r.flow_capable).map((r) => r.id))
+      })
     )
 
     // Regions must exist and be enabled; more than the plan allows is QUOTA_EXCEEDED.
@@ -79,7 +73,28 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
     const checkAlerts = (
       org: ActiveOrg,
       alerts: ReadonlyArray<{ readonly channel_id: string }>
-    ): Effect.Effect<void, ApiError.ApiError> => channels.checkBindings(org, alerts)
+    ): Effect.Effect<void, ApiError.ApiError> =>
+      Effect.gen(function* () {
+        if (alerts.length === 0) return
+        const ids = alerts.map((binding) => binding.channel_id.toLowerCase())
+        const twice = ids.findIndex((channelId, i) => ids.indexOf(channelId) !== i)
+        if (twice !== -1) {
+          return yield* Effect.fail(
+            ApiError.make("VALIDATION_FAILED", `alerts[${ids.indexOf(ids[twice] ?? "")}] binds this channel already`, {
+              field: `alerts[${twice}].channel_id`
+            })
+          )
+        }
+        const found = yield* repo.channelIds(org.id, ids)
+        const unknown = ids.findIndex((channelId) => !found.has(channelId))
+        if (unknown !== -1) {
+          return yield* Effect.fail(
+            ApiError.make("VALIDATION_FAILED", "No such notification channel in this org", {
+              field: `alerts[${unknown}].channel_id`
+            })
+          )
+        }
+      })
 
     /** A create body as the target to store, or the first rule it breaks (fields relative to the body). */
     const create = (
@@ -115,5 +130,5 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
 
     return { allowPrivate, abuse, enabledRegions, checkRegions, checkAlerts, create, createMany }
   }),
-  dependencies: [QuotaEvents.Default]
+  dependencies: [TargetsRepo.Default, QuotaEvents.Default]
 }) {}

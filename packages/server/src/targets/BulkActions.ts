@@ -3,7 +3,6 @@
  * every id must be the org's (else the uniform 404, naming the id), every row must accept the change (an interval
  * below a monitor's floor refuses the whole request, naming that monitor), then one statement writes them all.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import * as BulkAction from "@signalman/core/BulkAction"
 import type { WriteSource } from "@signalman/core/Target"
@@ -11,13 +10,15 @@ import * as TargetRules from "@signalman/core/TargetRules"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { Admission, type Writer } from "./Admission.js"
-import * as References from "./References.js"
-import { decodeRows, type TargetRow, withStoredCheck } from "./Targets.js"
+import { References } from "./References.js"
+import { type TargetRow, TargetsRepo } from "./Repo.js"
+import { withStoredCheck } from "./Stored.js"
 import * as Validation from "./Validation.js"
 
 export class BulkActions extends Effect.Service<BulkActions>()("Signalman/TargetBulkActions", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* TargetsRepo
+    const references = yield* References
     const admission = yield* Admission
 
     // The interval rules need the check's kind and, for a heartbeat, its window: the stored (redacted) check
@@ -56,47 +57,39 @@ export class BulkActions extends Effect.Service<BulkActions>()("Signalman/Target
             )
         }
         const ids = [...new Set(body.ids)]
-        return yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              const rows = yield* sql`
-                SELECT * FROM targets WHERE org_id = ${writer.org.id} AND id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE
-              `.pipe(Effect.flatMap(decodeRows), Effect.orDie)
-              if (rows.length !== ids.length) {
-                const found = new Set(rows.map((r) => r.id))
-                const missing = body.ids.findIndex((id) => !found.has(id))
-                return yield* Effect.fail(
-                  ApiError.make("NOT_FOUND", `No such target ${body.ids[missing]}`, { field: `ids[${missing}]` })
-                )
-              }
-              return yield* write(writer, body, rows, writeSource)
-            })
-          )
-          .pipe(Effect.catchTag("SqlError", Effect.die))
+        return yield* repo.transaction(
+          Effect.gen(function* () {
+            const rows = yield* repo.locked(writer.org.id, ids)
+            if (rows.length !== ids.length) {
+              const found = new Set<string>(rows.map((r) => r.id))
+              const missing = body.ids.findIndex((id) => !found.has(id))
+              return yield* Effect.fail(
+                ApiError.make("NOT_FOUND", `No such target ${body.ids[missing]}`, { field: `ids[${missing}]` })
+              )
+            }
+            return yield* write(writer, body, rows, writeSource)
+          })
+        )
       })
 
     const write = (writer: Writer, body: BulkAction.BulkAction, rows: ReadonlyArray<TargetRow>, source: WriteSource) =>
       Effect.gen(function* () {
         const ids = rows.map((r) => r.id)
-        const stamp = sql`write_source = ${source}, updated_at = now()`
         switch (body.action) {
           case "delete":
-            yield* sql`DELETE FROM targets WHERE id = ANY(${ids}::uuid[])`
+            yield* repo.deleteMany(ids)
             break
           case "enable":
           case "disable":
-            yield* sql`UPDATE targets SET enabled = ${body.action === "enable"}, ${stamp} WHERE id = ANY(${ids}::uuid[])`
+            yield* repo.setEnabled({ ids, write_source: source, enabled: body.action === "enable" })
             break
           case "set-group":
-            yield* sql`UPDATE targets SET group_name = ${body.group ?? null}, ${stamp} WHERE id = ANY(${ids}::uuid[])`
+            yield* repo.setGroup({ ids, write_source: source, group_name: body.group ?? null })
             break
           case "set-channels": {
-            yield* References.lock(writer.org.id)
-            yield* References.verify(writer.org.id, [
-              { variable_keys: [], alerts: (body.channel_ids ?? []).map((channel_id) => ({ channel_id })) }
-            ])
-            const alerts = JSON.stringify((body.channel_ids ?? []).map((channel_id) => ({ channel_id })))
-            yield* sql`UPDATE targets SET alerts = ${alerts}::jsonb, ${stamp} WHERE id = ANY(${ids}::uuid[])`
+            const alerts = (body.channel_ids ?? []).map((channel_id) => ({ channel_id }))
+            yield* references.lockAndVerify(writer.org.id, [{ variable_keys: [], alerts }])
+            yield* repo.setAlerts({ ids, write_source: source, alerts })
             break
           }
           case "tag-add":
@@ -119,11 +112,7 @@ export class BulkActions extends Effect.Service<BulkActions>()("Signalman/Target
                 )
               )
             }
-            yield* sql`
-              UPDATE targets t SET tags = c.tags, ${stamp}
-              FROM jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) AS c(id uuid, tags text[])
-              WHERE t.id = c.id
-            `
+            yield* repo.setTags({ write_source: source, changes })
             break
           }
           case "set-interval": {
@@ -131,11 +120,7 @@ export class BulkActions extends Effect.Service<BulkActions>()("Signalman/Target
             const changes = yield* Effect.forEach(rows, (row) =>
               Effect.map(withInterval(row, interval, writer), (value) => ({ id: row.id, interval_secs: value }))
             )
-            yield* sql`
-              UPDATE targets t SET interval_secs = c.interval_secs, ${stamp}
-              FROM jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) AS c(id uuid, interval_secs integer)
-              WHERE t.id = c.id
-            `
+            yield* repo.setIntervals({ write_source: source, changes })
             break
           }
         }
@@ -144,5 +129,5 @@ export class BulkActions extends Effect.Service<BulkActions>()("Signalman/Target
 
     return { apply }
   }),
-  dependencies: [Admission.Default]
+  dependencies: [TargetsRepo.Default, References.Default, Admission.Default]
 }) {}

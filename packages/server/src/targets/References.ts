@@ -5,54 +5,60 @@
  * every delete of a referenced thing, takes the org's reference lock inside its transaction; the write then checks
  * again under the lock, when no delete can slip in.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
+import type { OrgId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
-import * as ReferenceLock from "../database/ReferenceLock.js"
+import { TargetsRepo } from "./Repo.js"
 
-/** Holds the org's reference lock to the end of the current transaction (`database/ReferenceLock.ts`). */
-export const lock = ReferenceLock.lock
-
-interface Referencing {
+/** What a monitor names: its variable keys and its alert bindings. */
+export interface Referencing {
   readonly variable_keys: ReadonlyArray<string>
   readonly alerts: ReadonlyArray<{ readonly channel_id: string }>
 }
 
-/**
- * Under the lock: every variable key and channel the monitors name still exists, or the refusal a save would
- * have given had the delete come first.
- */
-export const verify = (orgId: string, monitors: ReadonlyArray<Referencing>) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const keys = [...new Set(monitors.flatMap((m) => m.variable_keys))]
-    const channels = [...new Set(monitors.flatMap((m) => m.alerts.map((a) => a.channel_id.toLowerCase())))]
-    if (keys.length > 0) {
-      const found = yield* sql<{ key: string }>`
-        SELECT key FROM variables WHERE org_id = ${orgId} AND key = ANY(${keys}::text[])
-      `
-      const present = new Set(found.map((r) => r.key))
-      const missing = keys.find((key) => !present.has(key))
-      if (missing !== undefined) {
-        return yield* Effect.fail(
-          ApiError.make("UNRESOLVED_VARIABLE", `{{${missing}}} was deleted while this monitor was being saved`, {
-            details: { key: missing }
-          })
-        )
-      }
-    }
-    if (channels.length > 0) {
-      const found = yield* sql<{ id: string }>`
-        SELECT id::text AS id FROM channels WHERE org_id = ${orgId} AND id = ANY(${channels}::uuid[])
-      `
-      const present = new Set(found.map((r) => r.id))
-      const missing = channels.find((id) => !present.has(id))
-      if (missing !== undefined) {
-        return yield* Effect.fail(
-          ApiError.make("VALIDATION_FAILED", "A bound notification channel was deleted while this monitor was saved", {
-            details: { channel_id: missing }
-          })
-        )
-      }
-    }
-  })
+export class References extends Effect.Service<References>()("Signalman/TargetReferences", {
+  effect: Effect.gen(function* () {
+    const repo = yield* TargetsRepo
+
+    /**
+     * Under the lock: every variable key and channel the monitors name still exists, or the refusal a save would
+     * have given had the delete come first.
+     */
+    const verify = (orgId: OrgId, monitors: ReadonlyArray<Referencing>) =>
+      Effect.gen(function* () {
+        const keys = [...new Set(monitors.flatMap((m) => m.variable_keys))]
+        const channels = [...new Set(monitors.flatMap((m) => m.alerts.map((a) => a.channel_id.toLowerCase())))]
+        if (keys.length > 0) {
+          const present = yield* repo.variableKeys(orgId, keys)
+          const missing = keys.find((key) => !present.has(key))
+          if (missing !== undefined) {
+            return yield* Effect.fail(
+              ApiError.make("UNRESOLVED_VARIABLE", `{{${missing}}} was deleted while this monitor was being saved`, {
+                details: { key: missing }
+              })
+            )
+          }
+        }
+        if (channels.length > 0) {
+          const present = yield* repo.channelIds(orgId, channels)
+          const missing = channels.find((id) => !present.has(id))
+          if (missing !== undefined) {
+            return yield* Effect.fail(
+              ApiError.make(
+                "VALIDATION_FAILED",
+                "A bound notification channel was deleted while this monitor was saved",
+                { details: { channel_id: missing } }
+              )
+            )
+          }
+        }
+      })
+
+    /** Holds the org's reference lock, then verifies the monitors' references under it. */
+    const lockAndVerify = (orgId: OrgId, monitors: ReadonlyArray<Referencing>) =>
+      Effect.zipRight(repo.lockReferences(orgId), verify(orgId, monitors))
+
+    return { lockAndVerify }
+  }),
+  dependencies: [TargetsRepo.Default]
+}) {}

@@ -1,0 +1,358 @@
+/**
+ * Incidents' SQL as the API reads and writes them: incidents with their components and timeline, declared incidents,
+ * narration, updates, postmortems, response metrics and a monitor's incident spans. Rows are core's models
+ * (timestamps arrive as `Date`s, hence the `FromDate` fields); every read is scoped to an org.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Incident, IncidentId, IncidentUpdate, Postmortem } from "@signalman/core/api/Incidents"
+import { OrgId } from "@signalman/core/Identity"
+import { Impact } from "@signalman/core/Incident"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Transaction from "../database/Transaction.js"
+
+const utc = Schema.DateTimeUtcFromDate
+const date = Schema.DateFromSelf
+
+/** An incident as listed and detailed. */
+export const IncidentRow = Schema.Struct({
+  ...Incident.fields,
+  started_at: utc,
+  ended_at: Schema.NullOr(utc),
+  acknowledged_at: Schema.NullOr(utc),
+  recovering_since: Schema.NullOr(utc),
+  created_at: utc,
+  updated_at: utc
+})
+
+/** An entry of an incident's timeline. */
+export const UpdateRow = Schema.Struct({ ...IncidentUpdate.fields, created_at: utc })
+
+/** An incident's postmortem. */
+export const PostmortemRow = Schema.Struct({ ...Postmortem.fields, created_at: utc, updated_at: utc })
+
+/** What narration and the acknowledge and resolve routes need of a stored incident. */
+export const StoredRow = Schema.Struct({
+  id: Schema.String,
+  origin: Schema.Literal("monitor", "declared"),
+  target_id: Schema.NullOr(Schema.String),
+  number: Schema.NullOr(Schema.Number),
+  title: Schema.NullOr(Schema.String),
+  public_title: Schema.NullOr(Schema.String),
+  public_description: Schema.NullOr(Schema.String),
+  severity: Schema.NullOr(Schema.Literal("critical", "major", "minor")),
+  counts_as_downtime: Schema.Boolean,
+  ended_at: Schema.NullOr(utc)
+})
+export type StoredRow = typeof StoredRow.Type
+
+/** When an incident ran: `[started_at, ended_at)`, open while `ended_at` is null. */
+export const SpanRow = Schema.Struct({ id: IncidentId, started_at: utc, ended_at: Schema.NullOr(utc) })
+
+/** The raw response figures; the service rounds them. */
+export const MetricsRow = Schema.Struct({
+  incidents: Schema.Int,
+  acknowledged: Schema.Int,
+  closed: Schema.Int,
+  // float8 as a number, or as a string should a driver answer it so.
+  mtta: Schema.NullOr(Schema.Union(Schema.Number, Schema.NumberFromString)),
+  mttr: Schema.NullOr(Schema.Union(Schema.Number, Schema.NumberFromString))
+})
+
+/** Which incidents of an org: open or closed, involving a monitor, overlapping `[from, to)`. */
+export const Filter = Schema.Struct({
+  org_id: OrgId,
+  status: Schema.Literal("open", "closed", "all"),
+  target_id: Schema.UndefinedOr(Schema.String),
+  from: Schema.UndefinedOr(date),
+  to: Schema.UndefinedOr(date)
+})
+
+/** Incidents that started in `[from, to)`, optionally involving a monitor. */
+export const StartedIn = Schema.Struct({
+  org_id: OrgId,
+  from: date,
+  to: date,
+  target_id: Schema.UndefinedOr(Schema.String)
+})
+
+/** A declared incident's row. */
+export const NewDeclared = Schema.Struct({
+  id: Schema.String,
+  org_id: OrgId,
+  title: Schema.String,
+  public_title: Schema.NullOr(Schema.String),
+  severity: Schema.NullOr(Schema.Literal("critical", "major", "minor")),
+  impact: Impact,
+  counts_as_downtime: Schema.Boolean,
+  started_at: date,
+  acknowledged_at: date,
+  acknowledged_by: Schema.String,
+  created_by: Schema.String,
+  now: date
+})
+
+/** A timeline entry: a note when `phase` is null, else a person's update. */
+export const NewUpdate = Schema.Struct({
+  id: Schema.String,
+  incident_id: Schema.String,
+  phase: Schema.NullOr(Schema.String),
+  message: Schema.String,
+  created_by: Schema.NullOr(Schema.String),
+  created_at: date
+})
+
+/** The narrated fields of an incident after a PATCH. */
+export const Narration = Schema.Struct({
+  id: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  public_title: Schema.NullOr(Schema.String),
+  public_description: Schema.NullOr(Schema.String),
+  severity: Schema.NullOr(Schema.Literal("critical", "major", "minor")),
+  counts_as_downtime: Schema.Boolean
+})
+
+const OfOrg = Schema.Struct({ org_id: OrgId, id: Schema.String })
+const Count = Schema.Struct({ n: Schema.Int })
+const Id = Schema.Struct({ id: Schema.String })
+const IncidentIdRow = Schema.Struct({ incident_id: Schema.String })
+
+export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/IncidentsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const select = sql`
+      SELECT i.id, i.origin, CASE WHEN i.ended_at IS NULL THEN 'open' ELSE 'closed' END AS status,
+        i.target_id, i.number, COALESCE(i.title, t.name) AS title, i.public_title, i.public_description,
+        i.severity, i.impact, i.counts_as_downtime,
+        CASE WHEN i.origin = 'monitor' THEN ARRAY[i.target_id::text]
+          ELSE ARRAY(SELECT c.target_id::text FROM incident_components c WHERE c.incident_id = i.id ORDER BY c.target_id)
+        END AS components,
+        i.started_at, i.ended_at, i.acknowledged_at, i.acknowledged_by::text AS acknowledged_by,
+        i.resolved_by::text AS resolved_by, i.close_reason, i.recovering_since, i.recovered,
+        i.created_by::text AS created_by, i.created_at, i.updated_at
+      FROM incidents i LEFT JOIN targets t ON t.id = i.target_id
+    `
+
+    // An incident involves a monitor when it is the monitor's own or a declared one naming it.
+    const involves = (targetId: string) =>
+      sql`(i.target_id = ${targetId} OR EXISTS (
+        SELECT 1 FROM incident_components c WHERE c.incident_id = i.id AND c.target_id = ${targetId}))`
+
+    const one = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: IncidentRow,
+      execute: ({ org_id, id }) => sql`${select} WHERE i.id = ${id} AND i.org_id = ${org_id}`
+    })
+
+    const updates = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: UpdateRow,
+      execute: (id) => sql`
+        SELECT id, kind, phase, message, created_by::text AS created_by, created_at
+        FROM incident_updates WHERE incident_id = ${id} ORDER BY created_at, position
+      `
+    })
+
+    const where = (f: typeof Filter.Encoded) =>
+      sql.and([
+        sql`i.org_id = ${f.org_id}`,
+        ...(f.status === "open" ? [sql`i.ended_at IS NULL`] : []),
+        ...(f.status === "closed" ? [sql`i.ended_at IS NOT NULL`] : []),
+        ...(f.target_id === undefined ? [] : [involves(f.target_id)]),
+        ...(f.from === undefined ? [] : [sql`(i.ended_at IS NULL OR i.ended_at >= ${f.from})`]),
+        ...(f.to === undefined ? [] : [sql`i.started_at < ${f.to}`])
+      ])
+
+    const count = SqlSchema.single({
+      Request: Filter,
+      Result: Count,
+      execute: (f) => sql`SELECT count(*)::int AS n FROM incidents i WHERE ${where(f)}`
+    })
+
+    const page = SqlSchema.findAll({
+      Request: Schema.Struct({ ...Filter.fields, limit: Schema.Int, offset: Schema.Int }),
+      Result: IncidentRow,
+      execute: (q) => sql`
+        ${select} WHERE ${where(q)} ORDER BY i.started_at DESC, i.id DESC LIMIT ${q.limit} OFFSET ${q.offset}
+      `
+    })
+
+    const stored = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: StoredRow,
+      execute: ({ org_id, id }) => sql`
+        SELECT id, target_id, origin, number, title, public_title, public_description, severity, counts_as_downtime,
+          ended_at
+        FROM incidents WHERE id = ${id} AND org_id = ${org_id}
+        FOR UPDATE
+      `
+    })
+
+    const insertUpdate = SqlSchema.void({
+      Request: NewUpdate,
+      execute: (u) => sql`
+        INSERT INTO incident_updates (id, incident_id, kind, phase, message, created_by, created_at)
+        VALUES (${u.id}, ${u.incident_id}, ${u.phase === null ? "note" : "update"}, ${u.phase}, ${u.message},
+          ${u.created_by}, ${u.created_at})
+      `
+    })
+
+    const knownTargets = SqlSchema.findAll({
+      Request: Schema.Struct({ org_id: OrgId, ids: Schema.Array(Schema.String) }),
+      Result: Id,
+      execute: ({ org_id, ids }) =>
+        sql`SELECT id::text AS id FROM targets WHERE org_id = ${org_id} AND id IN ${sql.in(ids)}`
+    })
+
+    const hasTarget = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: Id,
+      execute: ({ org_id, id }) => sql`SELECT id::text AS id FROM targets WHERE id = ${id} AND org_id = ${org_id}`
+    })
+
+    const insertDeclared = SqlSchema.void({
+      Request: NewDeclared,
+      execute: (d) => sql`
+        INSERT INTO incidents (id, org_id, target_id, origin, number, title, public_title, severity, impact,
+          counts_as_downtime, started_at, acknowledged_at, acknowledged_by, created_by, created_at, updated_at)
+        VALUES (${d.id}, ${d.org_id}, NULL, 'declared', NULL, ${d.title}, ${d.public_title}, ${d.severity},
+          ${d.impact}, ${d.counts_as_downtime}, ${d.started_at}, ${d.acknowledged_at}, ${d.acknowledged_by},
+          ${d.created_by}, ${d.now}, ${d.now})
+      `
+    })
+
+    const insertComponent = SqlSchema.void({
+      Request: Schema.Struct({ incident_id: Schema.String, target_id: Schema.String }),
+      execute: (c) =>
+        sql`INSERT INTO incident_components (incident_id, target_id) VALUES (${c.incident_id}, ${c.target_id})`
+    })
+
+    const narrate = SqlSchema.void({
+      Request: Narration,
+      execute: (n) => sql`
+        UPDATE incidents SET title = ${n.title}, public_title = ${n.public_title},
+          public_description = ${n.public_description}, severity = ${n.severity},
+          counts_as_downtime = ${n.counts_as_downtime}, updated_at = now()
+        WHERE id = ${n.id}
+      `
+    })
+
+    // Inserted only when the incident is the org's.
+    const postUpdate = SqlSchema.findAll({
+      Request: Schema.Struct({ ...NewUpdate.fields, org_id: OrgId, phase: Schema.String }),
+      Result: Id,
+      execute: (u) => sql`
+        INSERT INTO incident_updates (id, incident_id, kind, phase, message, created_by, created_at)
+        SELECT ${u.id}, i.id, 'update', ${u.phase}, ${u.message}, ${u.created_by}, ${u.created_at}
+        FROM incidents i WHERE i.id = ${u.incident_id} AND i.org_id = ${u.org_id}
+        RETURNING id
+      `
+    })
+
+    const resolve = SqlSchema.void({
+      Request: Schema.Struct({ id: Schema.String, by: Schema.String, now: date }),
+      execute: (r) => sql`
+        UPDATE incidents SET ended_at = ${r.now}, close_reason = 'resolved', resolved_by = ${r.by},
+          updated_at = ${r.now}
+        WHERE id = ${r.id} AND ended_at IS NULL
+      `
+    })
+
+    const postmortem = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: PostmortemRow,
+      execute: ({ org_id, id }) => sql`
+        SELECT p.incident_id, p.body, p.created_by::text AS created_by, p.updated_by::text AS updated_by,
+          p.created_at, p.updated_at
+        FROM incident_postmortems p JOIN incidents i ON i.id = p.incident_id
+        WHERE p.incident_id = ${id} AND i.org_id = ${org_id}
+      `
+    })
+
+    // Written only when the incident is the org's.
+    const putPostmortem = SqlSchema.findAll({
+      Request: Schema.Struct({ org_id: OrgId, id: Schema.String, by: Schema.String, body: Schema.String }),
+      Result: IncidentIdRow,
+      execute: (p) => sql`
+        INSERT INTO incident_postmortems (incident_id, body, created_by, updated_by)
+        SELECT i.id, ${p.body}, ${p.by}, ${p.by} FROM incidents i WHERE i.id = ${p.id} AND i.org_id = ${p.org_id}
+        ON CONFLICT (incident_id) DO UPDATE SET body = EXCLUDED.body, updated_by = EXCLUDED.updated_by,
+          updated_at = now()
+        RETURNING incident_id
+      `
+    })
+
+    const metrics = SqlSchema.single({
+      Request: StartedIn,
+      Result: MetricsRow,
+      execute: (q) => sql`
+        SELECT count(*)::int AS incidents,
+          count(*) FILTER (WHERE i.origin = 'monitor' AND i.acknowledged_at IS NOT NULL)::int AS acknowledged,
+          count(*) FILTER (WHERE i.ended_at IS NOT NULL)::int AS closed,
+          (avg(EXTRACT(EPOCH FROM (i.acknowledged_at - i.started_at)))
+            FILTER (WHERE i.origin = 'monitor' AND i.acknowledged_at IS NOT NULL))::float8 AS mtta,
+          (avg(EXTRACT(EPOCH FROM (i.ended_at - i.started_at))) FILTER (WHERE i.ended_at IS NOT NULL))::float8 AS mttr
+        FROM incidents i
+        WHERE ${sql.and([
+          sql`i.org_id = ${q.org_id}`,
+          sql`i.started_at >= ${q.from}`,
+          sql`i.started_at < ${q.to}`,
+          ...(q.target_id === undefined ? [] : [involves(q.target_id)])
+        ])}
+      `
+    })
+
+    const spans = SqlSchema.findAll({
+      Request: Schema.Struct({
+        org_id: OrgId,
+        target_id: Schema.String,
+        from: Filter.fields.from,
+        to: Filter.fields.to
+      }),
+      Result: SpanRow,
+      execute: (q) => sql`
+        SELECT i.id, i.started_at, i.ended_at FROM incidents i
+        WHERE ${where({ org_id: q.org_id, status: "all", target_id: q.target_id, from: q.from, to: q.to })}
+      `
+    })
+
+    // Our own rows failing their schema, or the database failing, are defects at this boundary.
+    return {
+      /** Runs `self` in a transaction. */
+      transaction: Transaction.make(sql),
+      one: (orgId: OrgId, id: string) => Effect.map(Effect.orDie(one({ org_id: orgId, id })), Option.getOrUndefined),
+      /** The incident's timeline, oldest first. */
+      updates: (id: string) => Effect.orDie(updates(id)),
+      list: (query: Parameters<typeof page>[0]) =>
+        Effect.orDie(Effect.all({ total: Effect.map(count(query), (row) => row.n), rows: page(query) })),
+      /** The stored row, locked for a change in the surrounding transaction. */
+      stored: (orgId: OrgId, id: string) =>
+        Effect.map(Effect.orDie(stored({ org_id: orgId, id })), Option.getOrUndefined),
+      insertUpdate: (update: typeof NewUpdate.Type) => Effect.orDie(insertUpdate(update)),
+      /** Which of these monitor ids (lowercase) are the org's. */
+      knownTargets: (orgId: OrgId, ids: ReadonlyArray<string>) =>
+        Effect.map(Effect.orDie(knownTargets({ org_id: orgId, ids })), (rows) => new Set(rows.map((r) => r.id))),
+      /** Whether the org has the monitor. */
+      hasTarget: (orgId: OrgId, id: string) =>
+        Effect.map(Effect.orDie(hasTarget({ org_id: orgId, id })), Option.isSome),
+      insertDeclared: (row: typeof NewDeclared.Type) => Effect.orDie(insertDeclared(row)),
+      insertComponent: (incidentId: string, targetId: string) =>
+        Effect.orDie(insertComponent({ incident_id: incidentId, target_id: targetId })),
+      narrate: (narration: typeof Narration.Type) => Effect.orDie(narrate(narration)),
+      /** False when the org has no such incident. */
+      postUpdate: (update: Parameters<typeof postUpdate>[0]) =>
+        Effect.map(Effect.orDie(postUpdate(update)), (rows) => rows.length > 0),
+      resolve: (id: string, by: string, now: Date) => Effect.orDie(resolve({ id, by, now })),
+      postmortem: (orgId: OrgId, id: string) =>
+        Effect.map(Effect.orDie(postmortem({ org_id: orgId, id })), Option.getOrUndefined),
+      /** False when the org has no such incident. */
+      putPostmortem: (request: Parameters<typeof putPostmortem>[0]) =>
+        Effect.map(Effect.orDie(putPostmortem(request)), (rows) => rows.length > 0),
+      metrics: (query: typeof StartedIn.Type) => Effect.orDie(metrics(query)),
+      spans: (query: Parameters<typeof spans>[0]) => Effect.orDie(spans(query))
+    }
+  })
+}) {}

@@ -1,0 +1,375 @@
+/**
+ * Monitors' SQL: the stored rows (the redacted check beside its sealed full copy), their counts under the account's
+ * lock, the bulk statements, the references a monitor names (variable keys, channels), the probe regions and the tag
+ * inventory. Timestamps stay `Date`s (`Schema.DateFromSelf`): the services beside this one read them as such.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Region } from "@signalman/core/api/Targets"
+import { CheckKind } from "@signalman/core/CheckSpec"
+import { AccountId, OrgId } from "@signalman/core/Identity"
+import * as Target from "@signalman/core/Target"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as ReferenceLock from "../database/ReferenceLock.js"
+import * as Transaction from "../database/Transaction.js"
+
+const Alerts = Schema.Array(Schema.Struct({ channel_id: Schema.UUID }))
+const RegionPolicy = Schema.Union(Schema.Literal("any", "majority", "all"), Schema.Struct({ count: Schema.Number }))
+
+/** A stored monitor as the services read it. */
+export const TargetRow = Schema.Struct({
+  id: Target.TargetId,
+  org_id: OrgId,
+  name: Schema.String,
+  kind: CheckKind,
+  check_spec: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  credentials: Schema.NullOr(Schema.String),
+  interval_secs: Schema.Number,
+  enabled: Schema.Boolean,
+  tags: Schema.Array(Schema.String),
+  group_name: Schema.NullOr(Schema.String),
+  alerts: Alerts,
+  alert_confirmations: Schema.Number,
+  notify_recovery: Schema.Boolean,
+  renotify_interval_secs: Schema.Number,
+  recovery_period_secs: Schema.Number,
+  region_policy: RegionPolicy,
+  regions: Schema.Array(Schema.String),
+  write_source: Target.WriteSource,
+  created_at: Schema.DateFromSelf,
+  updated_at: Schema.DateFromSelf
+})
+export type TargetRow = typeof TargetRow.Type
+
+/** The columns a write of a monitor sets, as the service derives them from the resolved target. */
+export const Columns = Schema.Struct({
+  name: Schema.String,
+  kind: CheckKind,
+  check_spec: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  credentials: Schema.NullOr(Schema.String),
+  interval_secs: Schema.Number,
+  enabled: Schema.Boolean,
+  tags: Schema.Array(Schema.String),
+  group_name: Schema.NullOr(Schema.String),
+  alerts: Alerts,
+  alert_confirmations: Schema.Number,
+  notify_recovery: Schema.Boolean,
+  renotify_interval_secs: Schema.Number,
+  recovery_period_secs: Schema.Number,
+  region_policy: RegionPolicy,
+  regions: Schema.Array(Schema.String),
+  variable_keys: Schema.Array(Schema.String)
+})
+export type Columns = typeof Columns.Type
+
+/** A new monitor's columns with its id. */
+export const NewTarget = Schema.Struct({ id: Target.TargetId, ...Columns.fields })
+export type NewTarget = typeof NewTarget.Type
+
+/** A page of the org's monitors, filtered. */
+export const ListQuery = Schema.Struct({
+  org_id: OrgId,
+  limit: Schema.Int,
+  offset: Schema.Int,
+  tag: Schema.UndefinedOr(Schema.String),
+  enabled: Schema.UndefinedOr(Schema.Boolean),
+  /** A name prefix, any case; empty or absent matches every name. */
+  q: Schema.UndefinedOr(Schema.String)
+})
+export type ListQuery = typeof ListQuery.Type
+
+/** An enabled region and whether its agents can run a browser flow. */
+export const RegionCapability = Schema.Struct({ id: Schema.String, flow_capable: Schema.Boolean })
+
+/** A tag of the inventory, with the count of all tags matching the prefix. */
+export const TagCount = Schema.Struct({ tag: Schema.String, targets: Schema.Int, total: Schema.Int })
+
+/** A case-insensitive prefix as a LIKE pattern, its wildcards taken literally. */
+const likePrefix = (prefix: string) => `${prefix.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`
+
+const Count = Schema.Struct({ n: Schema.Int })
+const Id = Schema.Struct({ id: Schema.String })
+const Key = Schema.Struct({ key: Schema.String })
+const Now = Schema.Struct({ now: Schema.DateFromSelf })
+const OfOrg = Schema.Struct({ org_id: OrgId, id: Schema.String })
+const Ids = Schema.Array(Schema.String)
+const Stamp = { ids: Ids, write_source: Target.WriteSource }
+
+export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/TargetsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const one = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: TargetRow,
+      execute: ({ org_id, id }) => sql`SELECT * FROM targets WHERE id = ${id} AND org_id = ${org_id}`
+    })
+
+    const lockAccount = SqlSchema.void({
+      Request: AccountId,
+      execute: (accountId) => sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
+    })
+
+    const countOfAccount = SqlSchema.single({
+      Request: AccountId,
+      Result: Count,
+      execute: (accountId) => sql`
+        SELECT count(*)::int AS n FROM targets t JOIN orgs o ON o.id = t.org_id
+        WHERE t.account_id = ${accountId} AND o.deleted_at IS NULL
+      `
+    })
+
+    // One statement for any number of rows: the rows travel as one JSON parameter, so a 10,000-monitor bulk create
+    // is not bound by the protocol's parameter limit nor paid for in round trips.
+    const insert = SqlSchema.void({
+      Request: Schema.Struct({
+        org_id: OrgId,
+        account_id: AccountId,
+        created_by: Schema.String,
+        write_source: Target.WriteSource,
+        rows: Schema.parseJson(Schema.Array(NewTarget))
+      }),
+      execute: (w) => sql`
+        INSERT INTO targets (id, org_id, account_id, created_by, name, kind, check_spec, credentials,
+          interval_secs, enabled, tags, group_name, alerts, alert_confirmations, notify_recovery,
+          renotify_interval_secs, recovery_period_secs, region_policy, regions, variable_keys, write_source)
+        SELECT r.id, ${w.org_id}, ${w.account_id}, ${w.created_by}, r.name, r.kind, r.check_spec, r.credentials,
+          r.interval_secs, r.enabled, r.tags, r.group_name, r.alerts, r.alert_confirmations, r.notify_recovery,
+          r.renotify_interval_secs, r.recovery_period_secs, r.region_policy, r.regions, r.variable_keys,
+          ${w.write_source}
+        FROM jsonb_to_recordset(${w.rows}::jsonb) AS r(id uuid, name text, kind text,
+          check_spec jsonb, credentials text, interval_secs integer, enabled boolean, tags text[],
+          group_name text, alerts jsonb, alert_confirmations integer, notify_recovery boolean,
+          renotify_interval_secs integer, recovery_period_secs integer, region_policy jsonb, regions text[],
+          variable_keys text[])
+      `
+    })
+
+    const insertPingTokens = SqlSchema.void({
+      Request: Schema.Struct({ tokens: Schema.Array(Schema.String), target_ids: Ids }),
+      execute: ({ tokens, target_ids }) => sql`
+        INSERT INTO ping_tokens (token, target_id) SELECT * FROM unnest(${tokens}::text[], ${target_ids}::uuid[])
+      `
+    })
+
+    const now = SqlSchema.single({ Request: Schema.Void, Result: Now, execute: () => sql`SELECT now() AS now` })
+
+    const update = SqlSchema.findOne({
+      Request: Schema.Struct({
+        org_id: OrgId,
+        id: Schema.String,
+        write_source: Target.WriteSource,
+        ...Columns.fields,
+        check_spec: Schema.parseJson(Columns.fields.check_spec),
+        alerts: Schema.parseJson(Alerts),
+        region_policy: Schema.parseJson(RegionPolicy)
+      }),
+      Result: TargetRow,
+      execute: (c) => sql`
+        UPDATE targets SET name = ${c.name}, check_spec = ${c.check_spec}::jsonb,
+          credentials = ${c.credentials}, interval_secs = ${c.interval_secs}, enabled = ${c.enabled},
+          tags = ${c.tags}, group_name = ${c.group_name}, alerts = ${c.alerts}::jsonb,
+          alert_confirmations = ${c.alert_confirmations}, notify_recovery = ${c.notify_recovery},
+          renotify_interval_secs = ${c.renotify_interval_secs}, recovery_period_secs = ${c.recovery_period_secs},
+          region_policy = ${c.region_policy}::jsonb, variable_keys = ${c.variable_keys},
+          write_source = ${c.write_source}, updated_at = now()
+        WHERE id = ${c.id} AND org_id = ${c.org_id}
+        RETURNING *
+      `
+    })
+
+    const remove = SqlSchema.findOne({
+      Request: OfOrg,
+      Result: Id,
+      execute: ({ org_id, id }) =>
+        sql`DELETE FROM targets WHERE id = ${id} AND org_id = ${org_id} RETURNING id::text AS id`
+    })
+
+    const where = (q: typeof ListQuery.Encoded) =>
+      sql.and([
+        sql`org_id = ${q.org_id}`,
+        // Containment, not = ANY: the GIN index on tags answers it.
+        ...(q.tag === undefined ? [] : [sql`tags @> ARRAY[${q.tag}]::text[]`]),
+        ...(q.enabled === undefined ? [] : [sql`enabled = ${q.enabled}`]),
+        ...(q.q === undefined || q.q === "" ? [] : [sql`lower(name) LIKE ${likePrefix(q.q)}`])
+      ])
+
+    const count = SqlSchema.single({
+      Request: ListQuery,
+      Result: Count,
+      execute: (q) => sql`SELECT count(*)::int AS n FROM targets WHERE ${where(q)}`
+    })
+
+    const page = SqlSchema.findAll({
+      Request: ListQuery,
+      Result: TargetRow,
+      execute: (q) => sql`
+        SELECT * FROM targets WHERE ${where(q)} ORDER BY created_at DESC, id DESC LIMIT ${q.limit} OFFSET ${q.offset}
+      `
+    })
+
+    const locked = SqlSchema.findAll({
+      Request: Schema.Struct({ org_id: OrgId, ids: Ids }),
+      Result: TargetRow,
+      execute: ({ org_id, ids }) => sql`
+        SELECT * FROM targets WHERE org_id = ${org_id} AND id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE
+      `
+    })
+
+    const deleteMany = SqlSchema.void({
+      Request: Ids,
+      execute: (ids) => sql`DELETE FROM targets WHERE id = ANY(${ids}::uuid[])`
+    })
+
+    const stamp = (source: string) => sql`write_source = ${source}, updated_at = now()`
+
+    const setEnabled = SqlSchema.void({
+      Request: Schema.Struct({ ...Stamp, enabled: Schema.Boolean }),
+      execute: (r) =>
+        sql`UPDATE targets SET enabled = ${r.enabled}, ${stamp(r.write_source)} WHERE id = ANY(${r.ids}::uuid[])`
+    })
+
+    const setGroup = SqlSchema.void({
+      Request: Schema.Struct({ ...Stamp, group_name: Schema.NullOr(Schema.String) }),
+      execute: (r) =>
+        sql`UPDATE targets SET group_name = ${r.group_name}, ${stamp(r.write_source)} WHERE id = ANY(${r.ids}::uuid[])`
+    })
+
+    const setAlerts = SqlSchema.void({
+      Request: Schema.Struct({ ...Stamp, alerts: Schema.parseJson(Alerts) }),
+      execute: (r) =>
+        sql`UPDATE targets SET alerts = ${r.alerts}::jsonb, ${stamp(r.write_source)} WHERE id = ANY(${r.ids}::uuid[])`
+    })
+
+    const setTags = SqlSchema.void({
+      Request: Schema.Struct({
+        write_source: Target.WriteSource,
+        changes: Schema.parseJson(Schema.Array(Schema.Struct({ id: Schema.String, tags: Schema.Array(Schema.String) })))
+      }),
+      execute: (r) => sql`
+        UPDATE targets t SET tags = c.tags, ${stamp(r.write_source)}
+        FROM jsonb_to_recordset(${r.changes}::jsonb) AS c(id uuid, tags text[])
+        WHERE t.id = c.id
+      `
+    })
+
+    const setIntervals = SqlSchema.void({
+      Request: Schema.Struct({
+        write_source: Target.WriteSource,
+        changes: Schema.parseJson(Schema.Array(Schema.Struct({ id: Schema.String, interval_secs: Schema.Int })))
+      }),
+      execute: (r) => sql`
+        UPDATE targets t SET interval_secs = c.interval_secs, ${stamp(r.write_source)}
+        FROM jsonb_to_recordset(${r.changes}::jsonb) AS c(id uuid, interval_secs integer)
+        WHERE t.id = c.id
+      `
+    })
+
+    const setRegions = SqlSchema.void({
+      Request: Schema.Struct({ id: Schema.String, regions: Ids, write_source: Target.WriteSource }),
+      execute: (r) => sql`
+        UPDATE targets SET regions = ${r.regions}, write_source = ${r.write_source}, updated_at = now()
+        WHERE id = ${r.id}
+      `
+    })
+
+    const variableKeys = SqlSchema.findAll({
+      Request: Schema.Struct({ org_id: OrgId, keys: Ids }),
+      Result: Key,
+      execute: ({ org_id, keys }) =>
+        sql`SELECT key FROM variables WHERE org_id = ${org_id} AND key = ANY(${keys}::text[])`
+    })
+
+    const channelIds = SqlSchema.findAll({
+      Request: Schema.Struct({ org_id: OrgId, ids: Ids }),
+      Result: Id,
+      execute: ({ org_id, ids }) =>
+        sql`SELECT id::text AS id FROM channels WHERE org_id = ${org_id} AND id = ANY(${ids}::uuid[])`
+    })
+
+    const regionsNamed = SqlSchema.findAll({
+      Request: Ids,
+      Result: Region,
+      execute: (ids) => sql`
+        SELECT id, name, city, country_code, continent, latitude, longitude FROM regions WHERE id IN ${sql.in(ids)}
+      `
+    })
+
+    const enabledRegions = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Region,
+      execute: () => sql`
+        SELECT id, name, city, country_code, continent, latitude, longitude FROM regions WHERE enabled ORDER BY id
+      `
+    })
+
+    const capabilities = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: RegionCapability,
+      execute: () => sql`SELECT id, flow_capable FROM regions WHERE enabled`
+    })
+
+    const tags = SqlSchema.findAll({
+      Request: Schema.Struct({ org_id: OrgId, q: Schema.String, limit: Schema.Int, offset: Schema.Int }),
+      Result: TagCount,
+      execute: (q) => sql`
+        SELECT tag, count(*)::int AS targets, count(*) OVER ()::int AS total
+        FROM targets, unnest(tags) AS tag
+        WHERE org_id = ${q.org_id} AND lower(tag) LIKE ${likePrefix(q.q)}
+        GROUP BY tag ORDER BY tag LIMIT ${q.limit} OFFSET ${q.offset}
+      `
+    })
+
+    // Our own rows failing their schema, or the database failing, are defects at this boundary.
+    return {
+      one: (orgId: OrgId, id: string) => Effect.map(Effect.orDie(one({ org_id: orgId, id })), Option.getOrUndefined),
+      /** Runs `self` in a transaction. */
+      transaction: Transaction.make(sql),
+      /** Holds the account's lock to the end of the transaction: its quota counts serialise on it. */
+      lockAccount: (accountId: AccountId) => Effect.orDie(lockAccount(accountId)),
+      /** The monitors of the account's live orgs. */
+      countOfAccount: (accountId: AccountId) => Effect.map(Effect.orDie(countOfAccount(accountId)), (row) => row.n),
+      /** Holds the org's reference lock to the end of the transaction (`database/ReferenceLock.ts`). */
+      lockReferences: (orgId: OrgId) =>
+        Effect.orDie(Effect.provideService(ReferenceLock.lock(orgId), SqlClient.SqlClient, sql)),
+      insert: (request: Parameters<typeof insert>[0]) => Effect.orDie(insert(request)),
+      insertPingTokens: (tokens: ReadonlyArray<string>, targetIds: ReadonlyArray<string>) =>
+        Effect.orDie(insertPingTokens({ tokens, target_ids: targetIds })),
+      /** The transaction's time, which `now()` defaults are stamped with. */
+      now: Effect.map(Effect.orDie(now()), (row) => row.now),
+      update: (request: Parameters<typeof update>[0]) =>
+        Effect.map(Effect.orDie(update(request)), Option.getOrUndefined),
+      /** False when the org has no such monitor. */
+      remove: (orgId: OrgId, id: string) => Effect.map(Effect.orDie(remove({ org_id: orgId, id })), Option.isSome),
+      list: (query: ListQuery) =>
+        Effect.orDie(Effect.all({ total: Effect.map(count(query), (r) => r.n), rows: page(query) })),
+      /** The org's monitors among these ids, locked for a change in the surrounding transaction, by id. */
+      locked: (orgId: OrgId, ids: ReadonlyArray<string>) => Effect.orDie(locked({ org_id: orgId, ids })),
+      deleteMany: (ids: ReadonlyArray<string>) => Effect.orDie(deleteMany(ids)),
+      setEnabled: (request: Parameters<typeof setEnabled>[0]) => Effect.orDie(setEnabled(request)),
+      setGroup: (request: Parameters<typeof setGroup>[0]) => Effect.orDie(setGroup(request)),
+      setAlerts: (request: Parameters<typeof setAlerts>[0]) => Effect.orDie(setAlerts(request)),
+      setTags: (request: Parameters<typeof setTags>[0]) => Effect.orDie(setTags(request)),
+      setIntervals: (request: Parameters<typeof setIntervals>[0]) => Effect.orDie(setIntervals(request)),
+      setRegions: (request: Parameters<typeof setRegions>[0]) => Effect.orDie(setRegions(request)),
+      /** Which of these keys name a variable of the org. */
+      variableKeys: (orgId: OrgId, keys: ReadonlyArray<string>) =>
+        Effect.map(Effect.orDie(variableKeys({ org_id: orgId, keys })), (rows) => new Set(rows.map((r) => r.key))),
+      /** Which of these ids (lowercase) name a channel of the org. */
+      channelIds: (orgId: OrgId, ids: ReadonlyArray<string>) =>
+        Effect.map(Effect.orDie(channelIds({ org_id: orgId, ids })), (rows) => new Set(rows.map((r) => r.id))),
+      /** The regions with these ids, in the order given (unknown ids left out). */
+      regionsNamed: (ids: ReadonlyArray<string>) =>
+        ids.length === 0
+          ? Effect.succeed<ReadonlyArray<Region>>([])
+          : Effect.map(Effect.orDie(regionsNamed(ids)), (rows) => ids.flatMap((id) => rows.filter((r) => r.id === id))),
+      /** The enabled regions, by id. */
+      enabledRegions: Effect.orDie(enabledRegions()),
+      /** The enabled regions' ids and browser capability. */
+      capabilities: Effect.orDie(capabilities()),
+      tags: (query: Parameters<typeof tags>[0]) => Effect.orDie(tags(query))
+    }
+  })
+}) {}
