@@ -2,39 +2,39 @@
  * Many monitors at once: bulk create (all or none, quota counted for all), duplicate (the six rules), bulk actions,
  * and Idempotency-Key on create, bulk and duplicate.
  */
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
+import { TargetBatch, TargetPage } from "@signalman/core/api/Targets"
+import { BulkActionResult } from "@signalman/core/BulkAction"
+import { CreatedChannel } from "@signalman/core/Channel"
+import { Target } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
-import { bearer, mintToken, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
 
 const setup = Effect.gen(function* () {
-  const smtp = yield* SmtpCatcher.make
-  const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
-  const alice = yield* signIn(server, smtp)
-  return { server, smtp, alice }
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person({ label: "alice" })
+  return { server, alice }
 })
 
 const httpCheck = (path = "health") => ({ type: "http", url: `https://example.com/${path}` })
 
-interface TargetBody {
-  readonly id: string
-  readonly name: string
-  readonly check: Record<string, unknown>
-  readonly interval: number
-  readonly enabled: boolean
-  readonly write_source: string
-  readonly regions: Array<string>
-  readonly tags: Array<string>
-  readonly group: string | null
-}
+/** The targets of a batch answer (bulk create, duplicate), as sent. */
+const batch = (reply: Http.Body) => Http.wire(reply, TargetBatch).data
 
-const batch = (reply: Http.Reply) => (reply.json as { data: Array<TargetBody> }).data
+/** A target answer, as sent. */
+const asTarget = (reply: Http.Body) => Http.wire(reply, Target)
 
-describe(`bulk targets (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("bulk create answers 201 with every target in request order, redacted, heartbeats minted", () =>
+/** Total of the caller's monitors. */
+const totalOf = (reply: Http.Body) => Http.decode(reply, TargetPage).total
+
+/** A bulk action's answer (`{ updated }`), as sent. */
+const result = (reply: Http.Body) => Http.wire(reply, BulkActionResult)
+
+Fixture.describe(`bulk targets (${TestDatabase.kind} database)`, (it) => {
+  it.effect("bulk create answers 201 with every target in request order, redacted, heartbeats minted", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
       const reply = yield* alice.browser.request("/api/v1/targets/bulk", {
@@ -53,20 +53,24 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
       expect(data.every((t) => t.write_source === "ui")).toBe(true)
       expect(data[1]?.check["bearer_token"]).toBe("***")
       expect(reply.text).not.toContain("top-secret")
-      const tokens = yield* server.sql<{ target_id: string; token: string }>`SELECT target_id, token FROM ping_tokens`
+      // The org's ping tokens: other tests' monitors share the server's table.
+      const tokens = yield* server.sql<{ target_id: string; token: string }>`
+        SELECT p.target_id, p.token FROM ping_tokens p JOIN targets t ON t.id = p.target_id
+        WHERE t.org_id = ${alice.org.id}
+      `
       expect(tokens.map((t) => t.target_id)).toEqual([data[2]?.id])
       expect(tokens[0]?.token).toMatch(/^[A-Za-z0-9_-]{32}$/)
       const listed = yield* alice.browser.request("/api/v1/targets?tag=bulk")
-      expect((listed.json as { total: number }).total).toBe(1)
+      expect(totalOf(listed)).toBe(1)
     })
   )
 
-  it.scopedLive("bulk create is all or none: the first refused item is named and nothing is written", () =>
+  it.effect("bulk create is all or none: the first refused item is named and nothing is written", () =>
     Effect.gen(function* () {
       const { alice } = yield* setup
       const bulk = (targets: ReadonlyArray<unknown>) =>
         alice.browser.request("/api/v1/targets/bulk", { json: { targets } })
-      const count = Effect.map(alice.browser.request("/api/v1/targets"), (r) => (r.json as { total: number }).total)
+      const count = Effect.map(alice.browser.request("/api/v1/targets"), totalOf)
       const interval = yield* bulk([
         { name: "ok", check: httpCheck() },
         { name: "too-fast", check: httpCheck(), interval: 60 }
@@ -105,7 +109,7 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("bulk create counts the quota for every item at once and refuses more than 10,000", () =>
+  it.effect("bulk create counts the quota for every item at once and refuses more than 10,000", () =>
     Effect.gen(function* () {
       const { alice } = yield* setup
       const items = (n: number, prefix: string) =>
@@ -122,7 +126,7 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
       })
       const fits = yield* alice.browser.request("/api/v1/targets/bulk", { json: { targets: items(5, "fits") } })
       expect(fits.status).toBe(201)
-      const total = ((yield* alice.browser.request("/api/v1/targets")).json as { total: number }).total
+      const total = totalOf(yield* alice.browser.request("/api/v1/targets"))
       expect(total).toBe(20)
       const huge = yield* alice.browser.request("/api/v1/targets/bulk", {
         json: { targets: Array.from({ length: 10_001 }, (_, i) => ({ name: `h${i}`, check: { type: "manual" } })) }
@@ -136,9 +140,9 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("Idempotency-Key: a replay answers the first answer; another body is refused; races write once", () =>
+  it.effect("Idempotency-Key: a replay answers the first answer; another body is refused; races write once", () =>
     Effect.gen(function* () {
-      const { server, smtp, alice } = yield* setup
+      const { server, alice } = yield* setup
       const create = (key: string, name = "Keyed") =>
         alice.browser.request("/api/v1/targets", {
           json: { name, check: httpCheck() },
@@ -151,7 +155,7 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
       expect(again.status).toBe(201)
       expect(again.headers.get("idempotent-replayed")).toBe("true")
       expect(again.headers.get("location")).toBe(first.headers.get("location"))
-      expect(again.json).toEqual(first.json)
+      expect(asTarget(again)).toEqual(asTarget(first))
       const reused = yield* create("key-1", "Another")
       expect(reused.status).toBe(422)
       expect(Http.envelope(reused)).toMatchObject({ code: "IDEMPOTENCY_KEY_REUSED", field: "Idempotency-Key" })
@@ -164,7 +168,7 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
         concurrency: "unbounded"
       })
       expect(raced.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 201))
-      const ids = new Set(raced.map((r) => (r.json as TargetBody).id))
+      const ids = new Set(raced.map((r) => asTarget(r).id))
       expect(ids.size).toBe(1)
 
       // A bulk create replays too, and the key is the caller's own: another person's same key is a new request.
@@ -180,8 +184,8 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
         })
       const b1 = yield* bulk(alice)
       const b2 = yield* bulk(alice)
-      expect(b2.json).toEqual(b1.json)
-      const bob = yield* signIn(server, smtp)
+      expect(batch(b2)).toEqual(batch(b1))
+      const bob = yield* Fixture.person({ label: "bob" })
       const b3 = yield* bulk(bob)
       expect(b3.status).toBe(201)
       expect(batch(b3).map((t) => t.id)).not.toEqual(batch(b1).map((t) => t.id))
@@ -201,25 +205,30 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
         n: number
       }>`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = 'fix-me'`
       expect(row?.n).toBe(0)
-      const [targets] = yield* server.sql<{ n: number }>`SELECT count(*)::int AS n FROM targets WHERE name = 'Keyed'`
+      // The org's: a name is not unique across the people sharing the server.
+      const [targets] = yield* server.sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM targets WHERE name = 'Keyed' AND org_id = ${alice.org.id}
+      `
       expect(targets?.n).toBe(2)
     })
   )
 
-  it.scopedLive("duplicate copies the stored row with each copy's address, in order, credentials kept", () =>
+  it.effect("duplicate copies the stored row with each copy's address, in order, credentials kept", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
-      const source = (yield* alice.browser.request("/api/v1/targets", {
-        json: {
-          name: "Source",
-          check: { ...httpCheck(), basic_auth: { username: "u", password: "pw-secret" } },
-          interval: 300,
-          enabled: false,
-          tags: ["prod"],
-          group: "web",
-          recovery_period_secs: 0
-        }
-      })).json as TargetBody
+      const source = asTarget(
+        yield* alice.browser.request("/api/v1/targets", {
+          json: {
+            name: "Source",
+            check: { ...httpCheck(), basic_auth: { username: "u", password: "pw-secret" } },
+            interval: 300,
+            enabled: false,
+            tags: ["prod"],
+            group: "web",
+            recovery_period_secs: 0
+          }
+        })
+      )
       // Stored under an older, looser plan: the copy keeps the interval and regions as stored.
       yield* server.sql`UPDATE targets SET interval_secs = 60 WHERE id = ${source.id}`
       const reply = yield* alice.browser.request(`/api/v1/targets/${source.id}/duplicate`, {
@@ -249,14 +258,11 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("duplicate: addresses per kind, refusals named per copy, heartbeat copies get their own ping URL", () =>
+  it.effect("duplicate: addresses per kind, refusals named per copy, heartbeat copies get their own ping URL", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
       const make = (check: unknown) =>
-        Effect.map(
-          alice.browser.request("/api/v1/targets", { json: { name: "src", check } }),
-          (r) => (r.json as TargetBody).id
-        )
+        Effect.map(alice.browser.request("/api/v1/targets", { json: { name: "src", check } }), (r) => asTarget(r).id)
       const duplicate = (id: string, copies: ReadonlyArray<unknown>) =>
         alice.browser.request(`/api/v1/targets/${id}/duplicate`, { json: { copies } })
 
@@ -306,19 +312,18 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
       expect(new Set(tokens.map((t) => t.token)).size).toBe(3)
 
       // Nothing of a refused request is written.
-      const before = ((yield* alice.browser.request("/api/v1/targets")).json as { total: number }).total
+      const before = totalOf(yield* alice.browser.request("/api/v1/targets"))
       yield* duplicate(tcp, [{ name: "fine" }, { name: "bad", address: "::1:22:" }])
-      const after = ((yield* alice.browser.request("/api/v1/targets")).json as { total: number }).total
+      const after = totalOf(yield* alice.browser.request("/api/v1/targets"))
       expect(after).toBe(before)
     })
   )
 
-  it.scopedLive("duplicate: 101 copies is 413, no room is 422, a foreign id is 404, a key replays", () =>
+  it.effect("duplicate: 101 copies is 413, no room is 422, a foreign id is 404, a key replays", () =>
     Effect.gen(function* () {
-      const { server, smtp, alice } = yield* setup
-      const source = (
-        (yield* alice.browser.request("/api/v1/targets", { json: { name: "s", check: httpCheck() } }))
-          .json as TargetBody
+      const { alice } = yield* setup
+      const source = asTarget(
+        yield* alice.browser.request("/api/v1/targets", { json: { name: "s", check: httpCheck() } })
       ).id
       const copies = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `c${i}` }))
       const many = yield* alice.browser.request(`/api/v1/targets/${source}/duplicate`, {
@@ -332,7 +337,7 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
         code: "QUOTA_EXCEEDED",
         details: { quota: "max_targets", current: 1, limit: 20, requested: 20 }
       })
-      const bob = yield* signIn(server, smtp)
+      const bob = yield* Fixture.person({ label: "bob" })
       const foreign = yield* bob.browser.request(`/api/v1/targets/${source}/duplicate`, { json: { copies: copies(1) } })
       expect(foreign.status).toBe(404)
       const keyed = () =>
@@ -344,15 +349,15 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
       const second = yield* keyed()
       expect(first.status).toBe(201)
       expect(second.headers.get("idempotent-replayed")).toBe("true")
-      expect(second.json).toEqual(first.json)
-      const total = ((yield* alice.browser.request("/api/v1/targets")).json as { total: number }).total
+      expect(batch(second)).toEqual(batch(first))
+      const total = totalOf(yield* alice.browser.request("/api/v1/targets"))
       expect(total).toBe(3)
     })
   )
 
-  it.scopedLive("bulk actions change every named target or none, stamped with the writer", () =>
+  it.effect("bulk actions change every named target or none, stamped with the writer", () =>
     Effect.gen(function* () {
-      const { server, smtp, alice } = yield* setup
+      const { server, alice } = yield* setup
       const made = batch(
         yield* alice.browser.request("/api/v1/targets/bulk", {
           json: {
@@ -365,22 +370,20 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
         })
       )
       const ids = made.map((t) => t.id)
-      const org = ((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string }> }).orgs[0]
-      const token = (yield* mintToken(alice, { scopes: ["targets:write"], org_id: org?.id })).token
+      const token = (yield* mintToken(alice, { scopes: ["targets:write"], org_id: alice.org.id })).token
       const act = (body: Record<string, unknown>) =>
         bearer(server, token, "/api/v1/targets/bulk-action", {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify(body)
         })
-      const read = (id: string) =>
-        Effect.map(alice.browser.request(`/api/v1/targets/${id}`), (r) => r.json as TargetBody)
+      const read = (id: string) => Effect.map(alice.browser.request(`/api/v1/targets/${id}`), asTarget)
 
       const disable = yield* act({ action: "disable", ids })
-      expect(disable.json, disable.text).toEqual({ updated: 3 })
+      expect(result(disable), disable.text).toEqual({ updated: 3 })
       const disabled = yield* read(ids[0] ?? "")
       expect(disabled).toMatchObject({ enabled: false, write_source: "api" })
-      expect((yield* act({ action: "tag-add", ids, tags: ["c", "a"] })).json).toEqual({ updated: 3 })
+      expect(result(yield* act({ action: "tag-add", ids, tags: ["c", "a"] }))).toEqual({ updated: 3 })
       expect((yield* read(ids[1] ?? "")).tags).toEqual(["a", "b", "c"])
       yield* act({ action: "tag-remove", ids: [ids[1]], tags: ["a"] })
       expect((yield* read(ids[1] ?? "")).tags).toEqual(["b", "c"])
@@ -399,18 +402,21 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
       })
       const floor = yield* act({ action: "set-interval", ids: ids.slice(0, 2), interval: 60 })
       expect(Http.envelope(floor)).toMatchObject({ code: "MIN_CHECK_INTERVAL", field: "interval" })
-      expect((yield* act({ action: "set-interval", ids: ids.slice(0, 2), interval: 600 })).json).toEqual({ updated: 2 })
+      expect(result(yield* act({ action: "set-interval", ids: ids.slice(0, 2), interval: 600 }))).toEqual({
+        updated: 2
+      })
       expect((yield* read(ids[0] ?? "")).interval).toBe(600)
 
       // Channel bindings: every id must be a channel of the org; an empty list clears them.
-      const channel = (yield* alice.browser.request("/api/v1/channels", {
-        json: { name: "ops", kind: "email", config: { addresses: ["ops@example.com"] } }
-      })).json as { id: string }
+      const channel = Http.decode(
+        yield* alice.browser.request("/api/v1/channels", {
+          json: { name: "ops", kind: "email", config: { addresses: ["ops@example.com"] } }
+        }),
+        CreatedChannel
+      )
       const bound = yield* act({ action: "set-channels", ids: ids.slice(0, 2), channel_ids: [channel.id] })
-      expect(bound.json, bound.text).toEqual({ updated: 2 })
-      const withAlerts = (yield* alice.browser.request(`/api/v1/targets/${ids[1]}`)).json as {
-        alerts: Array<{ channel_id: string }>
-      }
+      expect(result(bound), bound.text).toEqual({ updated: 2 })
+      const withAlerts = asTarget(yield* alice.browser.request(`/api/v1/targets/${ids[1]}`))
       expect(withAlerts.alerts).toEqual([{ channel_id: channel.id }])
       const stranger = yield* act({
         action: "set-channels",
@@ -420,15 +426,12 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
       expect(stranger.status).toBe(400)
       expect(Http.envelope(stranger)).toMatchObject({ code: "VALIDATION_FAILED", field: "channel_ids[1]" })
       yield* act({ action: "set-channels", ids: [ids[1]], channel_ids: [] })
-      expect(
-        ((yield* alice.browser.request(`/api/v1/targets/${ids[1]}`)).json as { alerts: unknown[] }).alerts
-      ).toEqual([])
+      expect(asTarget(yield* alice.browser.request(`/api/v1/targets/${ids[1]}`)).alerts).toEqual([])
 
       // A foreign or unknown id is the uniform 404 naming it, and nothing changes.
-      const bob = yield* signIn(server, smtp)
-      const bobs = (
-        (yield* bob.browser.request("/api/v1/targets", { json: { name: "bob", check: httpCheck() } }))
-          .json as TargetBody
+      const bob = yield* Fixture.person({ label: "bob" })
+      const bobs = asTarget(
+        yield* bob.browser.request("/api/v1/targets", { json: { name: "bob", check: httpCheck() } })
       ).id
       const foreign = yield* act({ action: "enable", ids: [ids[0], bobs] })
       expect(foreign.status).toBe(404)
@@ -454,66 +457,63 @@ describe(`bulk targets (${TestDatabase.kind} database)`, () => {
       const deleted = yield* alice.browser.request("/api/v1/targets/bulk-action", {
         json: { action: "delete", ids: ids.slice(0, 2) }
       })
-      expect(deleted.json).toEqual({ updated: 2 })
-      expect(((yield* alice.browser.request("/api/v1/targets")).json as { total: number }).total).toBe(1)
-    })
-  )
-
-  it.scopedLive("flows need a flow-capable region: create, bulk, duplicate and test answer NO_FLOW_CAPABLE_AGENT", () =>
-    Effect.gen(function* () {
-      const smtp = yield* SmtpCatcher.make
-      const admin = "operator-secret-for-bulk-tests-0123456789"
-      const server = yield* TestServer.start({
-        OPERATOR__ADMIN_TOKEN: admin,
-        MAIL__SMTP_URL: smtp.url,
-        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0"
-      })
-      const op = (path: string, method: string, json: unknown) =>
-        Http.request(`${server.baseUrl}/operator${path}`, {
-          method,
-          headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
-          body: JSON.stringify(json)
-        })
-      const alice = yield* signIn(server, smtp)
-      const found = (yield* Http.request(
-        `${server.baseUrl}/operator/accounts?email=${encodeURIComponent(alice.email)}`,
-        {
-          headers: { authorization: `Bearer ${admin}` }
-        }
-      )).json as { data: Array<{ id: string }> }
-      expect((yield* op(`/accounts/${found.data[0]?.id}/overrides`, "PUT", { max_flow_checks: 5 })).status).toBe(200)
-      expect((yield* op("/regions", "POST", { id: "eu-flow", name: "Flow", flow_capable: true })).status).toBe(201)
-      const flow = {
-        type: "flow",
-        start_url: "https://example.com/login",
-        steps: [{ action: "assert_text", text: "Welcome" }]
-      }
-      const local = yield* alice.browser.request("/api/v1/targets", { json: { name: "f", check: flow } })
-      expect(local.status).toBe(422)
-      expect(Http.envelope(local)).toMatchObject({ code: "NO_FLOW_CAPABLE_AGENT", field: "regions" })
-      const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
-        json: {
-          targets: [
-            { name: "ok", check: flow, regions: ["eu-flow"] },
-            { name: "f", check: flow }
-          ]
-        }
-      })
-      expect(Http.envelope(bulk)).toMatchObject({ code: "NO_FLOW_CAPABLE_AGENT", field: "targets[1].regions" })
-      const made = yield* alice.browser.request("/api/v1/targets", {
-        json: { name: "f", check: flow, regions: ["eu-flow"] }
-      })
-      expect(made.status).toBe(201)
-      const id = (made.json as TargetBody).id
-      expect((yield* op("/regions/eu-flow", "PATCH", { flow_capable: false })).status).toBe(200)
-      const copied = yield* alice.browser.request(`/api/v1/targets/${id}/duplicate`, {
-        json: { copies: [{ name: "c" }] }
-      })
-      expect(copied.status).toBe(422)
-      expect(Http.envelope(copied).code).toBe("NO_FLOW_CAPABLE_AGENT")
-      const tested = yield* alice.browser.request("/api/v1/targets/test", { json: { check: flow } })
-      expect(tested.status).toBe(422)
-      expect(Http.envelope(tested).code).toBe("NO_FLOW_CAPABLE_AGENT")
+      expect(result(deleted)).toEqual({ updated: 2 })
+      expect(totalOf(yield* alice.browser.request("/api/v1/targets"))).toBe(1)
     })
   )
 })
+
+// An operator token, and a region every account of the server sees: a server of its own.
+const admin = "operator-secret-for-bulk-tests-0123456789"
+
+Fixture.describe(
+  `bulk targets and flow regions (${TestDatabase.kind} database)`,
+  { env: { OPERATOR__ADMIN_TOKEN: admin } },
+  (it) => {
+    it.effect("flows need a flow-capable region: create, bulk, duplicate and test answer NO_FLOW_CAPABLE_AGENT", () =>
+      Effect.gen(function* () {
+        const server = yield* Fixture.server
+        const op = (path: string, method: string, json: unknown) =>
+          Http.request(`${server.baseUrl}/operator${path}`, {
+            method,
+            headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+            body: JSON.stringify(json)
+          })
+        const alice = yield* Fixture.person()
+        expect((yield* op(`/accounts/${alice.accountId}/overrides`, "PUT", { max_flow_checks: 5 })).status).toBe(200)
+        expect((yield* op("/regions", "POST", { id: "eu-flow", name: "Flow", flow_capable: true })).status).toBe(201)
+        const flow = {
+          type: "flow",
+          start_url: "https://example.com/login",
+          steps: [{ action: "assert_text", text: "Welcome" }]
+        }
+        const local = yield* alice.browser.request("/api/v1/targets", { json: { name: "f", check: flow } })
+        expect(local.status).toBe(422)
+        expect(Http.envelope(local)).toMatchObject({ code: "NO_FLOW_CAPABLE_AGENT", field: "regions" })
+        const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
+          json: {
+            targets: [
+              { name: "ok", check: flow, regions: ["eu-flow"] },
+              { name: "f", check: flow }
+            ]
+          }
+        })
+        expect(Http.envelope(bulk)).toMatchObject({ code: "NO_FLOW_CAPABLE_AGENT", field: "targets[1].regions" })
+        const made = yield* alice.browser.request("/api/v1/targets", {
+          json: { name: "f", check: flow, regions: ["eu-flow"] }
+        })
+        expect(made.status).toBe(201)
+        const id = asTarget(made).id
+        expect((yield* op("/regions/eu-flow", "PATCH", { flow_capable: false })).status).toBe(200)
+        const copied = yield* alice.browser.request(`/api/v1/targets/${id}/duplicate`, {
+          json: { copies: [{ name: "c" }] }
+        })
+        expect(copied.status).toBe(422)
+        expect(Http.envelope(copied).code).toBe("NO_FLOW_CAPABLE_AGENT")
+        const tested = yield* alice.browser.request("/api/v1/targets/test", { json: { check: flow } })
+        expect(tested.status).toBe(422)
+        expect(Http.envelope(tested).code).toBe("NO_FLOW_CAPABLE_AGENT")
+      })
+    )
+  }
+)

@@ -2,92 +2,96 @@
  * The monitoring engine end to end: the worker in the test server (role all) runs real checks against a loopback
  * server on their schedule, stores them, and the reads answer from what was stored; check-now runs and stores one.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { expect } from "@effect/vitest"
+import { DashboardSummary, LatencyByRegion, LatencySeries, ResultPage, Uptime } from "@signalman/core/api/Results"
+import { CheckResult } from "@signalman/core/CheckResult"
+import { Target } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as CountingOrigin from "../support/CountingOrigin.js"
 import { awayFromMinuteEdge, eventually } from "../support/Eventually.js"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
-import { bearer, mintToken, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
 
-interface Result {
-  status: string
-  duration_ms: number
-  error: string | null
-  details: Record<string, unknown> | null
-  phases: Record<string, number> | null
-  checked_at: string
-  region: string
+/** Results as sent (`checked_at` as the server wrote it, so two compare as strings). */
+const asResults = (reply: Http.Body) => Http.wire(reply, ResultPage)
+
+/** Uptime as sent. */
+const asUptime = (reply: Http.Body) => Http.wire(reply, Uptime)
+
+const settings = {
+  CHECKER__ALLOW_PRIVATE_TARGETS: "true",
+  SCHEDULER__POLL_INTERVAL_MS: "100",
+  SCHEDULER__REFRESH_SECS: "1",
+  PLAN_CACHE_TTL_SECS: "1"
 }
 
-// `env` adds settings: check-now tests run an api-only server (ROLE api), so no scheduled run of the new monitor
-// (its first slot falls anywhere in its 180 s interval, possibly within the test) adds to what they count.
-const setupWith = (env: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const smtp = yield* SmtpCatcher.make
-    const origin = yield* CountingOrigin.make
-    const server = yield* TestServer.start({
-      MAIL__SMTP_URL: smtp.url,
-      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-      CHECKER__ALLOW_PRIVATE_TARGETS: "true",
-      SCHEDULER__POLL_INTERVAL_MS: "100",
-      SCHEDULER__REFRESH_SECS: "1",
-      PLAN_CACHE_TTL_SECS: "1",
-      ...env
+// Each test has a server of its own, as before the fixture: the worker's scheduler is the server's, monitors a
+// test leaves on a 1-second interval keep it busy, and the tests count runs, schedule rows and checks in flight.
+// Check-now tests run an api-only server (ROLE api), so no scheduled run of the new monitor (its first slot falls
+// anywhere in its 180 s interval, possibly within the test) adds to what they count.
+const alone = (name: string, env: Record<string, string>, tests: Fixture.Tests) =>
+  Fixture.describe(
+    `monitoring engine: ${name} (${TestDatabase.kind} database)`,
+    { env: { ...settings, ...env } },
+    tests
+  )
+
+// The origin is the test's (it closes with the test's scope); the server and person are the fixture's.
+const setup = Effect.gen(function* () {
+  const origin = yield* CountingOrigin.make
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person()
+  const create = (body: Record<string, unknown>) =>
+    Effect.gen(function* () {
+      const reply = yield* alice.browser.request("/api/v1/targets", { json: body })
+      if (reply.status !== 201) return yield* Effect.dieMessage(`create failed: ${reply.status} ${reply.text}`)
+      return Http.decode(reply, Target).id
     })
-    const alice = yield* signIn(server, smtp)
-    const create = (body: Record<string, unknown>) =>
-      Effect.gen(function* () {
-        const reply = yield* alice.browser.request("/api/v1/targets", { json: body })
-        if (reply.status !== 201) return yield* Effect.dieMessage(`create failed: ${reply.status} ${reply.text}`)
-        return (reply.json as { id: string }).id
-      })
-    // The plan floor keeps an API-made interval at minutes; a test moves the row to a 1-second interval by hand, which
-    // the schedule trigger follows like any other write.
-    const everySecond = (id: string) => server.sql`UPDATE targets SET interval_secs = 1 WHERE id = ${id}`
-    // Changes a schedule row only while no worker holds it: the scheduler claims a row up to a second before its due
-    // time, and a run claimed before the change would still land after it. Retried (bounded) until the row is free.
-    const whileUnleased = (id: string, set: (target: string) => Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
-      Effect.gen(function* () {
-        const changed = yield* eventually(set(id), (rows) => rows.length === 1, { intervalMs: 50 })
-        expect(changed, "the schedule row stayed leased").toHaveLength(1)
-      })
-    const scheduleOf = (id: string) =>
-      server.sql<{ leased_by: string | null; later: boolean; held: boolean }>`
+  // The plan floor keeps an API-made interval at minutes; a test moves the row to a 1-second interval by hand, which
+  // the schedule trigger follows like any other write.
+  const everySecond = (id: string) => server.sql`UPDATE targets SET interval_secs = 1 WHERE id = ${id}`
+  // Changes a schedule row only while no worker holds it: the scheduler claims a row up to a second before its due
+  // time, and a run claimed before the change would still land after it. Retried (bounded) until the row is free.
+  const whileUnleased = (id: string, set: (target: string) => Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
+    Effect.gen(function* () {
+      const changed = yield* eventually(set(id), (rows) => rows.length === 1, { intervalMs: 50 })
+      expect(changed, "the schedule row stayed leased").toHaveLength(1)
+    })
+  const scheduleOf = (id: string) =>
+    server.sql<{ leased_by: string | null; later: boolean; held: boolean }>`
       SELECT leased_by, next_run_at > now() AS later, held FROM schedules WHERE target_id = ${id}
     `
-    // Makes monitors due now (to the millisecond, as the scheduler keeps due times), each row changed only while no
-    // worker holds it (see whileUnleased), all in one statement so they share the due time. Answers the due time
-    // as the database has it.
-    const dueNow = (...ids: ReadonlyArray<string>) =>
-      Effect.gen(function* () {
-        const rows = yield* eventually(
-          server.sql<{ due: string; due_ms: number }>`
+  // Makes monitors due now (to the millisecond, as the scheduler keeps due times), each row changed only while no
+  // worker holds it (see whileUnleased), all in one statement so they share the due time. Answers the due time
+  // as the database has it.
+  const dueNow = (...ids: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const rows = yield* eventually(
+        server.sql<{ due: string; due_ms: number }>`
             UPDATE schedules SET next_run_at = date_trunc('milliseconds', now())
             WHERE target_id IN ${server.sql.in([...ids])}
               AND NOT EXISTS (SELECT 1 FROM schedules l WHERE l.target_id IN ${server.sql.in([...ids])}
                 AND l.leased_by IS NOT NULL)
             RETURNING next_run_at::text AS due, (extract(epoch FROM next_run_at) * 1000)::float8 AS due_ms
           `,
-          (changed) => changed.length === ids.length,
-          { intervalMs: 50 }
-        )
-        expect(rows, "a schedule row stayed leased").toHaveLength(ids.length)
-        return { due: rows[0]?.due ?? "", dueMs: rows[0]?.due_ms ?? 0 }
-      })
-    const storedCount = (id: string) =>
-      Effect.map(
-        server.sql<{ n: number }>`SELECT count(*)::int AS n FROM check_results WHERE target_id = ${id}`,
-        (rows) => rows[0]?.n ?? 0
+        (changed) => changed.length === ids.length,
+        { intervalMs: 50 }
       )
-    return { smtp, origin, server, alice, create, everySecond, whileUnleased, scheduleOf, dueNow, storedCount }
-  })
-const setup = setupWith()
+      expect(rows, "a schedule row stayed leased").toHaveLength(ids.length)
+      return { due: rows[0]?.due ?? "", dueMs: rows[0]?.due_ms ?? 0 }
+    })
+  const storedCount = (id: string) =>
+    Effect.map(
+      server.sql<{ n: number }>`SELECT count(*)::int AS n FROM check_results WHERE target_id = ${id}`,
+      (rows) => rows[0]?.n ?? 0
+    )
+  return { origin, server, alice, create, everySecond, whileUnleased, scheduleOf, dueNow, storedCount }
+})
 
-describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("scheduled checks run on their interval and show in results, latency, uptime and the summary", () =>
+alone("scheduled checks", {}, (it) => {
+  it.scoped("scheduled checks run on their interval and show in results, latency, uptime and the summary", () =>
     Effect.gen(function* () {
       const { origin, server, alice, create } = yield* setup
       // A new monitor's first slot falls anywhere in its 180 s interval; if a claim (up to a second ahead) took it
@@ -125,7 +129,7 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       // Two runs stored (the origin sees a request before its result is written), however slow the machine.
       const page = yield* eventually(
         alice.browser.request(`/api/v1/targets/${id}/results?limit=2`),
-        (reply) => reply.status === 200 && (reply.json as { total: number }).total >= 2
+        (reply) => reply.status === 200 && asResults(reply).total >= 2
       )
       const runs = origin.count("/site") - before
       const elapsedSecs = (Date.now() - since) / 1000
@@ -133,88 +137,82 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       // Never more than one run per 1-second slot, none before its due time: at most one per slot of the wait.
       expect(runs).toBeLessThanOrEqual(Math.floor(elapsedSecs) + 2)
       expect(page.status).toBe(200)
-      const results = page.json as { data: Array<Result>; total: number; limit: number; offset: number }
+      const results = asResults(page)
       expect(results.total).toBeGreaterThanOrEqual(2)
       expect(results.limit).toBe(2)
       expect(results.data).toHaveLength(2)
       expect(results.data[0]).toMatchObject({ status: "up", region: "local", error: null })
       expect(results.data[0]!.checked_at > results.data[1]!.checked_at).toBe(true)
       const none = yield* alice.browser.request(`/api/v1/targets/${id}/results?region=elsewhere`)
-      expect((none.json as { total: number }).total).toBe(0)
+      expect(asResults(none).total).toBe(0)
 
-      const latency = (yield* alice.browser.request(`/api/v1/targets/${id}/latency`)).json as {
-        bucket_secs: number
-        region: string | null
-        buckets: Array<{
-          checks: number
-          p50_ms: number
-          p99_ms: number
-          mean_ms: number
-          phases: { connect_ms: number }
-        }>
-      }
+      const latency = Http.decode(yield* alice.browser.request(`/api/v1/targets/${id}/latency`), LatencySeries)
       expect(latency.bucket_secs).toBe(300)
       expect(latency.region).toBeNull()
       const checks = latency.buckets.reduce((n, b) => n + b.checks, 0)
       expect(checks).toBeGreaterThanOrEqual(2)
       expect(latency.buckets[0]!.p50_ms).toBeGreaterThan(0)
-      expect(latency.buckets[0]!.p99_ms).toBeGreaterThanOrEqual(latency.buckets[0]!.p50_ms)
+      // A missing p50 (already failed above) compares as infinity, so this fails too rather than passing.
+      expect(latency.buckets[0]!.p99_ms).toBeGreaterThanOrEqual(latency.buckets[0]!.p50_ms ?? Number.POSITIVE_INFINITY)
       expect(latency.buckets[0]!.phases.connect_ms).toBeGreaterThanOrEqual(0)
       // A week's range reads the hourly rollups, which the same writes filled.
       const week = new Date(Date.now() - 7 * 86_400_000).toISOString()
-      const hourly = (yield* alice.browser.request(`/api/v1/targets/${id}/latency?from=${week}`)).json as {
-        bucket_secs: number
-        buckets: Array<{ checks: number; p50_ms: number }>
-      }
+      const hourly = Http.decode(
+        yield* alice.browser.request(`/api/v1/targets/${id}/latency?from=${week}`),
+        LatencySeries
+      )
       expect(hourly.bucket_secs).toBe(900)
       const month = new Date(Date.now() - 29 * 86_400_000).toISOString()
-      const rolled = (yield* alice.browser.request(`/api/v1/targets/${id}/latency?from=${month}`)).json as {
-        bucket_secs: number
-        buckets: Array<{ checks: number; p50_ms: number }>
-      }
+      const rolled = Http.decode(
+        yield* alice.browser.request(`/api/v1/targets/${id}/latency?from=${month}`),
+        LatencySeries
+      )
       expect(rolled.bucket_secs).toBe(3600)
       expect(rolled.buckets.reduce((n, b) => n + b.checks, 0)).toBeGreaterThanOrEqual(checks)
       expect(rolled.buckets[0]!.p50_ms).toBeGreaterThan(0)
 
-      const byRegion = (yield* alice.browser.request(`/api/v1/targets/${id}/latency/by-region`)).json as {
-        regions: Array<{ region: string; buckets: Array<unknown> }>
-      }
+      const byRegion = Http.decode(
+        yield* alice.browser.request(`/api/v1/targets/${id}/latency/by-region`),
+        LatencyByRegion
+      )
       expect(byRegion.regions.map((r) => r.region)).toEqual(["local"])
 
-      const uptime = (yield* alice.browser.request(`/api/v1/targets/${id}/uptime`)).json as Record<string, unknown>
+      const uptime = asUptime(yield* alice.browser.request(`/api/v1/targets/${id}/uptime`))
       expect(uptime).toMatchObject({ uptime_pct: 100, down_secs: 0, excluded_secs: 0, down: 0, region: null })
-      expect(uptime["up_secs"]).toBe(uptime["checks"])
+      expect(uptime.up_secs).toBe(uptime.checks)
 
       const summary = yield* alice.browser.request("/api/v1/dashboard/summary")
       expect(summary.status).toBe(200)
       expect(summary.headers.get("cache-control")).toBe("private, max-age=5")
-      expect(summary.json).toMatchObject({
+      expect(Http.wire(summary, DashboardSummary)).toMatchObject({
         targets: { total: 1, enabled: 1, paused: 0, held: 0 },
         status: { up: 1, down: 0, unknown: 0 },
         last_24h: { uptime_pct: 100 }
       })
     })
   )
+})
 
-  it.scopedLive("a down target counts as downtime; from after to is 400; another org's target is 404", () =>
+alone("downtime", {}, (it) => {
+  it.scoped("a down target counts as downtime; from after to is 400; another org's target is 404", () =>
     Effect.gen(function* () {
-      const { origin, server, smtp, alice, create, everySecond } = yield* setup
+      const { origin, alice, create, everySecond } = yield* setup
       const id = yield* create({ name: "Broken", check: { type: "http", url: `${origin.base}/status/500` } })
       yield* everySecond(id)
       const uptime = yield* eventually(
-        Effect.map(alice.browser.request(`/api/v1/targets/${id}/uptime`), (r) => r.json as Record<string, number>),
-        (u) => (u["down"] ?? 0) >= 1
+        Effect.map(alice.browser.request(`/api/v1/targets/${id}/uptime`), asUptime),
+        (u) => u.down >= 1
       )
-      expect(uptime["uptime_pct"]).toBe(0)
-      expect(uptime["down"]).toBeGreaterThanOrEqual(1)
-      expect(uptime["down_secs"]).toBe(uptime["down"])
+      expect(uptime.uptime_pct).toBe(0)
+      expect(uptime.down).toBeGreaterThanOrEqual(1)
+      expect(uptime.down_secs).toBe(uptime.down)
 
       const backwards = yield* alice.browser.request(
         `/api/v1/targets/${id}/results?from=2030-01-02T00:00:00Z&to=2030-01-01T00:00:00Z`
       )
       expect(backwards.status).toBe(400)
       expect(Http.envelope(backwards)).toMatchObject({ code: "VALIDATION_FAILED", field: "from" })
-      const bob = yield* signIn(server, smtp)
+      const bob = yield* Fixture.person({ label: "bob" })
       for (const path of ["results", "latency", "latency/by-region", "uptime"]) {
         const foreign = yield* bob.browser.request(`/api/v1/targets/${id}/${path}`)
         expect(foreign.status).toBe(404)
@@ -224,8 +222,10 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       expect(foreignNow.status).toBe(404)
     })
   )
+})
 
-  it.scopedLive("paused, heartbeat and manual monitors are not scheduled; resuming schedules again", () =>
+alone("unscheduled kinds", {}, (it) => {
+  it.scoped("paused, heartbeat and manual monitors are not scheduled; resuming schedules again", () =>
     Effect.gen(function* () {
       const { origin, server, alice, create, everySecond } = yield* setup
       const paused = yield* create({ name: "Paused", enabled: false, check: { type: "http", url: `${origin.base}/p` } })
@@ -259,8 +259,10 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       expect(after[0]?.n).toBe(0)
     })
   )
+})
 
-  it.scopedLive("a held monitor (over the plan's max_targets) does not run", () =>
+alone("held monitors", {}, (it) => {
+  it.scoped("a held monitor (over the plan's max_targets) does not run", () =>
     Effect.gen(function* () {
       const { origin, server, alice, create, everySecond, scheduleOf } = yield* setup
       const kept = yield* create({ name: "Old", check: { type: "http", url: `${origin.base}/old` } })
@@ -289,12 +291,14 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       )
       expect(origin.count("/old")).toBeGreaterThanOrEqual(2)
       expect(origin.count("/new")).toBe(before)
-      const summary = (yield* alice.browser.request("/api/v1/dashboard/summary")).json as { targets: { held: number } }
+      const summary = Http.decode(yield* alice.browser.request("/api/v1/dashboard/summary"), DashboardSummary)
       expect(summary.targets.held).toBe(1)
     })
   )
+})
 
-  it.scopedLive("a lease left by a crashed worker lapses and the check is picked up", () =>
+alone("lapsed leases", {}, (it) => {
+  it.scoped("a lease left by a crashed worker lapses and the check is picked up", () =>
     Effect.gen(function* () {
       const { origin, server, create, whileUnleased, scheduleOf } = yield* setup
       const id = yield* create({ name: "Orphan", check: { type: "http", url: `${origin.base}/orphan` } })
@@ -328,10 +332,12 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       expect(origin.count("/orphan")).toBe(before + 1)
     })
   )
+})
 
-  it.scopedLive("a check over checker.per_host_max_inflight is dropped: nothing sent or stored, the row moves on", () =>
+alone("per-host cap", { CHECKER__PER_HOST_MAX_INFLIGHT: "1" }, (it) => {
+  it.scoped("a check over checker.per_host_max_inflight is dropped: nothing sent or stored, the row moves on", () =>
     Effect.gen(function* () {
-      const { origin, server, create, dueNow, storedCount } = yield* setupWith({ CHECKER__PER_HOST_MAX_INFLIGHT: "1" })
+      const { origin, server, create, dueNow, storedCount } = yield* setup
       // Two monitors of one org on one host and port: while the first is in flight (its answer held back by the
       // origin), the second is over the cap of 1.
       const holder = yield* create({
@@ -374,29 +380,37 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       expect(origin.count("/x")).toBe(1)
     })
   )
+})
 
-  it.scopedLive("checker.max_concurrency bounds the scheduled checks in flight; those over it wait, none dropped", () =>
-    Effect.gen(function* () {
-      const { origin, create, dueNow, storedCount } = yield* setupWith({
-        CHECKER__MAX_CONCURRENCY: "1",
-        // Not the per-host cap: the monitors share a host, and this test is about the process's bound.
-        CHECKER__PER_HOST_MAX_INFLIGHT: "10"
+alone(
+  "process bound",
+  {
+    CHECKER__MAX_CONCURRENCY: "1",
+    // Not the per-host cap: the monitors share a host, and this test is about the process's bound.
+    CHECKER__PER_HOST_MAX_INFLIGHT: "10"
+  },
+  (it) => {
+    it.scoped("checker.max_concurrency bounds the scheduled checks in flight; those over it wait, none dropped", () =>
+      Effect.gen(function* () {
+        const { origin, create, dueNow, storedCount } = yield* setup
+        // Each answer takes 300 ms, so three checks due together overlap at the origin unless they are held apart.
+        const ids: Array<string> = []
+        for (let i = 0; i < 3; i++) {
+          ids.push(yield* create({ name: `Slow ${i}`, check: { type: "http", url: `${origin.base}/slow/300/${i}` } }))
+        }
+        yield* dueNow(...ids)
+        // (A monitor's own first slot, anywhere in its 180 s interval, may add a run: at least one each.)
+        const stored = yield* eventually(Effect.forEach(ids, storedCount), (counts) => counts.every((n) => n >= 1))
+        expect(stored.every((n) => n >= 1)).toBe(true)
+        expect(ids.every((_, i) => origin.count(`/slow/300/${i}`) >= 1)).toBe(true)
+        expect(origin.peak(), "one check in flight at a time").toBe(1)
       })
-      // Each answer takes 300 ms, so three checks due together overlap at the origin unless they are held apart.
-      const ids: Array<string> = []
-      for (let i = 0; i < 3; i++) {
-        ids.push(yield* create({ name: `Slow ${i}`, check: { type: "http", url: `${origin.base}/slow/300/${i}` } }))
-      }
-      yield* dueNow(...ids)
-      // (A monitor's own first slot, anywhere in its 180 s interval, may add a run: at least one each.)
-      const stored = yield* eventually(Effect.forEach(ids, storedCount), (counts) => counts.every((n) => n >= 1))
-      expect(stored.every((n) => n >= 1)).toBe(true)
-      expect(ids.every((_, i) => origin.count(`/slow/300/${i}`) >= 1)).toBe(true)
-      expect(origin.peak(), "one check in flight at a time").toBe(1)
-    })
-  )
+    )
+  }
+)
 
-  it.scopedLive("a scheduled run that cannot be prepared stores its error result at its due time, and moves on", () =>
+alone("unprepared runs", {}, (it) => {
+  it.scoped("a scheduled run that cannot be prepared stores its error result at its due time, and moves on", () =>
     Effect.gen(function* () {
       const { origin, server, alice, create, dueNow } = yield* setup
       const made = yield* alice.browser.request("/api/v1/variables", { json: { key: "page", value: "v" } })
@@ -413,9 +427,9 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       const { due, dueMs } = yield* dueNow(id)
       const page = yield* eventually(
         alice.browser.request(`/api/v1/targets/${id}/results`),
-        (reply) => (reply.json as { total: number }).total >= 1
+        (reply) => asResults(reply).total >= 1
       )
-      const [result] = (page.json as { data: Array<Result> }).data
+      const [result] = asResults(page).data
       expect(result).toMatchObject({
         status: "error",
         error: "unresolved variable: {{page}} does not name a variable of this org",
@@ -434,10 +448,12 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       expect(row).toEqual({ leased_by: null, next_slot: true, last_status: "error" })
     })
   )
+})
 
-  it.scopedLive("check-now runs the stored check with its credentials, stores and answers the result", () =>
+alone("check-now", { ROLE: "api" }, (it) => {
+  it.scoped("check-now runs the stored check with its credentials, stores and answers the result", () =>
     Effect.gen(function* () {
-      const { origin, alice, create } = yield* setupWith({ ROLE: "api" })
+      const { origin, alice, create } = yield* setup
       const id = yield* create({
         name: "Secret",
         check: { type: "http", url: `${origin.base}/now`, bearer_token: "s3cret" }
@@ -445,28 +461,28 @@ describe(`monitoring engine (${TestDatabase.kind} database)`, () => {
       const reply = yield* alice.browser.request(`/api/v1/targets/${id}/check-now`, { method: "POST" })
       expect(reply.status).toBe(200)
       expect(reply.headers.get("cache-control")).toBe("no-store")
-      const result = reply.json as Result
+      // As sent: the keys below are the wire's own, not what a decode keeps.
+      const result = Http.wire(reply, CheckResult)
       expect(result).toMatchObject({ status: "up", region: "local", error: null })
       expect(Object.keys(result).sort()).toEqual(
         ["checked_at", "details", "duration_ms", "error", "phases", "region", "status"].sort()
       )
       expect(origin.count("/now")).toBe(1)
       expect(origin.authorization.get("/now")).toBe("Bearer s3cret")
-      const stored = (yield* alice.browser.request(`/api/v1/targets/${id}/results`)).json as {
-        data: Array<Result>
-        total: number
-      }
+      const stored = asResults(yield* alice.browser.request(`/api/v1/targets/${id}/results`))
       expect(stored.total).toBe(1)
       expect(stored.data[0]!.checked_at).toBe(result.checked_at)
       // An extra check covers no stretch of the timeline.
-      const uptime = (yield* alice.browser.request(`/api/v1/targets/${id}/uptime`)).json as Record<string, unknown>
+      const uptime = asUptime(yield* alice.browser.request(`/api/v1/targets/${id}/uptime`))
       expect(uptime).toMatchObject({ checks: 1, up: 1, up_secs: 0, uptime_pct: null })
     })
   )
+})
 
-  it.scopedLive("check-now refuses heartbeat and manual (422), a read-only token (403) and past the budget (429)", () =>
+alone("check-now refusals", { ROLE: "api" }, (it) => {
+  it.scoped("check-now refuses heartbeat and manual (422), a read-only token (403) and past the budget (429)", () =>
     Effect.gen(function* () {
-      const { origin, server, alice, create } = yield* setupWith({ ROLE: "api" })
+      const { origin, server, alice, create } = yield* setup
       for (const check of [{ type: "heartbeat", period: 3600, grace: 60 }, { type: "manual" }]) {
         const id = yield* create({ name: "No probe", check })
         const reply = yield* alice.browser.request(`/api/v1/targets/${id}/check-now`, { method: "POST" })

@@ -8,39 +8,25 @@ import { writeFileSync } from "node:fs"
 import * as Net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { expect } from "@effect/vitest"
+import { HeartbeatRecord } from "@signalman/core/heartbeat/HeartbeatRecord"
+import { Target } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import type { Person } from "../support/Identity.js"
-import { bearer, mintToken, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
-
-interface Record {
-  readonly ping_url: string
-  readonly pending: boolean
-  readonly first_ping_at: string | null
-  readonly created_at: string
-  readonly last_ping_at: string | null
-  readonly last_start_at: string | null
-  readonly last_fail_at: string | null
-  readonly last_exit_code: number | null
-  readonly last_failure_output: string | null
-  readonly declared_period_secs: number
-  readonly observed_period_secs: number | null
-  readonly cadence_advice?: { readonly kind: string; readonly suggested_period_secs: number }
-  readonly previous_url_expires_at?: string
-  readonly previous_url_last_used_at?: string | null
-  readonly rotated_at: string | null
-}
+import type * as TestServer from "../support/TestServer.js"
 
 const setup = Effect.gen(function* () {
-  const smtp = yield* SmtpCatcher.make
-  const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
-  const alice = yield* signIn(server, smtp)
-  return { server, smtp, alice }
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person()
+  return { server, alice }
 })
+
+/** The record as sent (instants as the server wrote them, so two of them compare as strings). */
+const asRecord = (reply: Http.Body) => Http.wire(reply, HeartbeatRecord)
 
 const heartbeat = (person: Person, check: { [key: string]: unknown } = {}, enabled = true) =>
   Effect.gen(function* () {
@@ -48,14 +34,14 @@ const heartbeat = (person: Person, check: { [key: string]: unknown } = {}, enabl
       json: { name: "nightly backup", enabled, check: { type: "heartbeat", period: 3600, grace: 300, ...check } }
     })
     expect(reply.status, reply.text).toBe(201)
-    const id = (reply.json as { id: string }).id
+    const id = Http.decode(reply, Target).id
     return { id, record: yield* record(person, id) }
   })
 
 const record = (person: Person, id: string) =>
   Effect.map(person.browser.request(`/api/v1/targets/${id}/heartbeat`), (reply) => {
     expect(reply.status, reply.text).toBe(200)
-    return reply.json as Record
+    return asRecord(reply)
   })
 
 interface StateRow {
@@ -94,8 +80,8 @@ const local = (server: TestServer.Running, url: string) => `${server.baseUrl}${n
 
 const raw = (url: string, init: RequestInit = {}) => Http.request(url, init)
 
-describe(`heartbeat monitors (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("pending (first_ping_at null): a first ping with curl is up, written at once; pending before it", () =>
+Fixture.describe(`heartbeat monitors (${TestDatabase.kind} database)`, (it) => {
+  it.effect("pending (first_ping_at null): a first ping with curl is up, written at once; pending before it", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
       const { id, record: before } = yield* heartbeat(alice)
@@ -113,7 +99,7 @@ describe(`heartbeat monitors (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive(
+  it.effect(
     "pending: a first /fail is down at once; /<code> and curl --data-binary keep the exit code and output",
     () =>
       Effect.gen(function* () {
@@ -136,7 +122,7 @@ describe(`heartbeat monitors (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive(
+  it.effect(
     "up: /fail or a non-zero /$? is down at once; down: bare, /success or /0 is up at once; routine pings write nothing at once",
     () =>
       Effect.gen(function* () {
@@ -171,7 +157,7 @@ describe(`heartbeat monitors (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive("up: scheduled evaluation with the last success older than period + grace is down (silence)", () =>
+  it.effect("up: scheduled evaluation with the last success older than period + grace is down (silence)", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
       const { id, record: before } = yield* heartbeat(alice, { period: 60, grace: 0 })
@@ -188,32 +174,30 @@ describe(`heartbeat monitors (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive(
-    "up: /start then no finish within max_runtime is down; a finish pairs with its /start for a duration",
-    () =>
-      Effect.gen(function* () {
-        const { server, alice } = yield* setup
-        const { id, record: before } = yield* heartbeat(alice, { max_runtime: 60 })
-        const url = local(server, before.ping_url)
-        yield* cronPing(`${url}/start`)
-        yield* Effect.sleep("50 millis")
-        yield* cronPing(url)
-        yield* cronPing(`${url}/start`)
-        const started = yield* record(alice, id)
-        expect(started.last_start_at).not.toBeNull()
-        const runs = yield* server.sql<{ run_duration_ms: number | null }>`
+  it.effect("up: /start then no finish within max_runtime is down; a finish pairs with its /start for a duration", () =>
+    Effect.gen(function* () {
+      const { server, alice } = yield* setup
+      const { id, record: before } = yield* heartbeat(alice, { max_runtime: 60 })
+      const url = local(server, before.ping_url)
+      yield* cronPing(`${url}/start`)
+      yield* Effect.sleep("50 millis")
+      yield* cronPing(url)
+      yield* cronPing(`${url}/start`)
+      const started = yield* record(alice, id)
+      expect(started.last_start_at).not.toBeNull()
+      const runs = yield* server.sql<{ run_duration_ms: number | null }>`
         SELECT run_duration_ms FROM heartbeat_pings WHERE target_id = ${id} AND signal = 'success'
       `
-        expect(runs[0]?.run_duration_ms).toBeGreaterThanOrEqual(50)
-        yield* server.sql`
+      expect(runs[0]?.run_duration_ms).toBeGreaterThanOrEqual(50)
+      yield* server.sql`
         UPDATE heartbeat_states SET run_started_at = now() - interval '60 seconds', next_eval_at = now() WHERE target_id = ${id}
       `
-        const down = yield* waitFor(server, id, (row) => row.verdict === "down")
-        expect(down.down_cause).toBe("runtime_exceeded")
-      })
+      const down = yield* waitFor(server, id, (row) => row.verdict === "down")
+      expect(down.down_cause).toBe("runtime_exceeded")
+    })
   )
 
-  it.scopedLive(
+  it.effect(
     "paused then re-enabled: pings while paused answer 200 and are recorded without a verdict; resume is up with the clock restarted",
     () =>
       Effect.gen(function* () {
@@ -238,32 +222,30 @@ describe(`heartbeat monitors (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive(
-    "unknown tokens, unrecognised segments, exit codes 256 and -1 are the same 404; other methods 405",
-    () =>
-      Effect.gen(function* () {
-        const { server, alice } = yield* setup
-        const { record: before } = yield* heartbeat(alice)
-        const url = local(server, before.ping_url)
-        const unknown = yield* raw(`${server.baseUrl}/ping/${"A".repeat(32)}`)
-        expect(unknown.status).toBe(404)
-        expect(Http.envelope(unknown).code).toBe("NOT_FOUND")
-        for (const suffix of ["/256", "/-1", "/007", "/SUCCESS", "/success/extra", "//", "/fail/1", "/ok"]) {
-          const reply = yield* raw(`${url}${suffix}`)
-          expect(reply.status, suffix).toBe(404)
-          expect(Http.envelope(reply).message, suffix).toBe(Http.envelope(unknown).message)
-        }
-        const curled = yield* curl(["-fsS", "-m", "10", `${url}/256`])
-        expect(curled.code).toBe(22)
-        const put = yield* raw(url, { method: "PUT" })
-        expect(put.status).toBe(405)
-        expect(put.headers.get("allow")).toBe("GET, POST")
-        // None of them counted.
-        expect((yield* record(alice, yield* firstId(server))).pending).toBe(true)
-      })
+  it.effect("unknown tokens, unrecognised segments, exit codes 256 and -1 are the same 404; other methods 405", () =>
+    Effect.gen(function* () {
+      const { server, alice } = yield* setup
+      const { id, record: before } = yield* heartbeat(alice)
+      const url = local(server, before.ping_url)
+      const unknown = yield* raw(`${server.baseUrl}/ping/${"A".repeat(32)}`)
+      expect(unknown.status).toBe(404)
+      expect(Http.envelope(unknown).code).toBe("NOT_FOUND")
+      for (const suffix of ["/256", "/-1", "/007", "/SUCCESS", "/success/extra", "//", "/fail/1", "/ok"]) {
+        const reply = yield* raw(`${url}${suffix}`)
+        expect(reply.status, suffix).toBe(404)
+        expect(Http.envelope(reply).message, suffix).toBe(Http.envelope(unknown).message)
+      }
+      const curled = yield* curl(["-fsS", "-m", "10", `${url}/256`])
+      expect(curled.code).toBe(22)
+      const put = yield* raw(url, { method: "PUT" })
+      expect(put.status).toBe(405)
+      expect(put.headers.get("allow")).toBe("GET, POST")
+      // None of them counted.
+      expect((yield* record(alice, id)).pending).toBe(true)
+    })
   )
 
-  it.scopedLive(
+  it.effect(
     "a token's pings are limited to bursts of 10 then 1 a second, over all its signals: 429 with Retry-After",
     () =>
       Effect.gen(function* () {
@@ -301,7 +283,7 @@ describe(`heartbeat monitors (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive("POST bodies: kept as the output cut at 4 KiB; past 256 KiB the output is lost, never the ping", () =>
+  it.effect("POST bodies: kept as the output cut at 4 KiB; past 256 KiB the output is lost, never the ping", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
       const { id, record: before } = yield* heartbeat(alice)
@@ -332,7 +314,7 @@ describe(`heartbeat monitors (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive(
+  it.effect(
     "a body trickling past 10 s costs the output, never the ping (raw socket)",
     () =>
       Effect.gen(function* () {
@@ -364,8 +346,8 @@ describe(`heartbeat monitors (${TestDatabase.kind} database)`, () => {
   )
 })
 
-describe(`heartbeat record and rotation (${TestDatabase.kind} database)`, () => {
-  it.scopedLive(
+Fixture.describe(`heartbeat record and rotation (${TestDatabase.kind} database)`, (it) => {
+  it.effect(
     "one URL: rotate with {} keeps the old URL live 24 h, stamped on use; overlap: DELETE previous is 204 twice",
     () =>
       Effect.gen(function* () {
@@ -376,7 +358,7 @@ describe(`heartbeat record and rotation (${TestDatabase.kind} database)`, () => 
         const clock = (yield* stateOf(server, id))?.window_from
         const rotated = yield* alice.browser.request(`/api/v1/targets/${id}/heartbeat/rotate`, { json: {} })
         expect(rotated.status, rotated.text).toBe(200)
-        const after = rotated.json as Record
+        const after = asRecord(rotated)
         expect(after.ping_url).not.toBe(before.ping_url)
         expect(after.rotated_at).not.toBeNull()
         const expires = Date.parse(after.previous_url_expires_at ?? "")
@@ -402,34 +384,33 @@ describe(`heartbeat record and rotation (${TestDatabase.kind} database)`, () => 
       })
   )
 
-  it.scopedLive(
-    "one URL: rotate with revoke_previous_immediately 404s the old URL at once; a bad body is refused",
-    () =>
-      Effect.gen(function* () {
-        const { server, alice } = yield* setup
-        const { id, record: before } = yield* heartbeat(alice)
-        const oldUrl = local(server, before.ping_url)
-        yield* cronPing(oldUrl)
-        const rotated = yield* alice.browser.request(`/api/v1/targets/${id}/heartbeat/rotate`, {
-          json: { revoke_previous_immediately: true }
-        })
-        expect(rotated.status).toBe(200)
-        expect((rotated.json as Record).previous_url_expires_at).toBeUndefined()
-        const gone = yield* raw(oldUrl)
-        expect(gone.status).toBe(404)
-        expect(gone.text.replace(/"trace_id":"[^"]*"/, "")).toBe(
-          (yield* raw(`${server.baseUrl}/ping/nope`)).text.replace(/"trace_id":"[^"]*"/, "")
-        )
-        yield* cronPing(local(server, (rotated.json as Record).ping_url))
-        const unknownKey = yield* alice.browser.request(`/api/v1/targets/${id}/heartbeat/rotate`, {
-          json: { revoke: true }
-        })
-        expect(unknownKey.status).toBe(422)
-        expect(Http.envelope(unknownKey).code).toBe("INVALID_JSON")
+  it.effect("one URL: rotate with revoke_previous_immediately 404s the old URL at once; a bad body is refused", () =>
+    Effect.gen(function* () {
+      const { server, alice } = yield* setup
+      const { id, record: before } = yield* heartbeat(alice)
+      const oldUrl = local(server, before.ping_url)
+      yield* cronPing(oldUrl)
+      const rotated = yield* alice.browser.request(`/api/v1/targets/${id}/heartbeat/rotate`, {
+        json: { revoke_previous_immediately: true }
       })
+      expect(rotated.status).toBe(200)
+      const after = asRecord(rotated)
+      expect(after.previous_url_expires_at).toBeUndefined()
+      const gone = yield* raw(oldUrl)
+      expect(gone.status).toBe(404)
+      expect(gone.text.replace(/"trace_id":"[^"]*"/, "")).toBe(
+        (yield* raw(`${server.baseUrl}/ping/nope`)).text.replace(/"trace_id":"[^"]*"/, "")
+      )
+      yield* cronPing(local(server, after.ping_url))
+      const unknownKey = yield* alice.browser.request(`/api/v1/targets/${id}/heartbeat/rotate`, {
+        json: { revoke: true }
+      })
+      expect(unknownKey.status).toBe(422)
+      expect(Http.envelope(unknownKey).code).toBe("INVALID_JSON")
+    })
   )
 
-  it.scopedLive("the record: every field; observed period is the median gap of successes, advice from the fifth", () =>
+  it.effect("the record: every field; observed period is the median gap of successes, advice from the fifth", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
       const { id, record: fresh } = yield* heartbeat(alice)
@@ -463,7 +444,7 @@ describe(`heartbeat record and rotation (${TestDatabase.kind} database)`, () => 
     })
   )
 
-  it.scopedLive("the record takes targets:write; another kind of monitor has none (404)", () =>
+  it.effect("the record takes targets:write; another kind of monitor has none (404)", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
       const { id } = yield* heartbeat(alice)
@@ -474,19 +455,13 @@ describe(`heartbeat record and rotation (${TestDatabase.kind} database)`, () => 
       const http = yield* alice.browser.request("/api/v1/targets", {
         json: { name: "web", check: { type: "manual" } }
       })
-      const other = (http.json as { id: string }).id
+      const other = Http.decode(http, Target).id
       const none = yield* alice.browser.request(`/api/v1/targets/${other}/heartbeat`)
       expect(none.status).toBe(404)
       expect(Http.envelope(none).code).toBe("NOT_FOUND")
     })
   )
 })
-
-const firstId = (server: TestServer.Running) =>
-  Effect.map(
-    server.sql<{ id: string }>`SELECT id FROM targets ORDER BY created_at LIMIT 1`,
-    (rows) => rows[0]?.id ?? ""
-  ).pipe(Effect.orDie)
 
 /** Polls the stored state (the evaluation runs every 5 seconds) until it satisfies `done`. */
 const waitFor = (server: TestServer.Running, id: string, done: (row: StateRow) => boolean) =>

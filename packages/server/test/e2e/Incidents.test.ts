@@ -4,8 +4,18 @@
  * endpoints with every refusal.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
+import {
+  DeliveryLog,
+  IncidentDetail,
+  IncidentMetrics,
+  IncidentPage,
+  IncidentPeriodPage,
+  IncidentUpdate,
+  Postmortem
+} from "@signalman/core/api/Incidents"
 import type { CheckStatus } from "@signalman/core/CheckResult"
+import { Target } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -16,68 +26,34 @@ import { Maintenance } from "../../src/maintenance/Maintenance.js"
 import { Notices } from "../../src/notify/Notices.js"
 import { PageChanges } from "../../src/statuspages/PageChanges.js"
 import { PageEvents } from "../../src/subscribers/PageEvents.js"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
-import { bearer, mintToken, type Person, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken, type Person } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
+import type * as TestServer from "../support/TestServer.js"
 
-interface IncidentBody {
-  readonly id: string
-  readonly origin: "monitor" | "declared"
-  readonly status: "open" | "closed"
-  readonly target_id: string | null
-  readonly number: number | null
-  readonly title: string | null
-  readonly public_title: string | null
-  readonly public_description: string | null
-  readonly severity: string | null
-  readonly impact: string
-  readonly counts_as_downtime: boolean
-  readonly components: Array<string>
-  readonly started_at: string
-  readonly ended_at: string | null
-  readonly acknowledged_at: string | null
-  readonly acknowledged_by: string | null
-  readonly resolved_by: string | null
-  readonly close_reason: string | null
-  readonly recovering_since: string | null
-  readonly recovered: Array<{ from: string; until: string }>
-  readonly updates?: Array<{ kind: string; phase: string | null; message: string; created_by: string | null }>
-}
+// A one-second plan cache, so a test can change a plan flag and see it take effect; no background clock
+// passes, so the test alone says when time moves.
+const settings = { PLAN_CACHE_TTL_SECS: "1", INCIDENTS__TICK_INTERVAL_SECS: "0" }
 
-interface Page<A> {
-  readonly data: Array<A>
-  readonly total: number
-  readonly limit: number
-  readonly offset: number
-}
-
-const setup = (env: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const smtp = yield* SmtpCatcher.make
-    // A one-second plan cache, so a test can change a plan flag and see it take effect; no background clock
-    // passes, so the test alone says when time moves.
-    const server = yield* TestServer.start({
-      MAIL__SMTP_URL: smtp.url,
-      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-      PLAN_CACHE_TTL_SECS: "1",
-      INCIDENTS__TICK_INTERVAL_SECS: "0",
-      ...env
-    })
-    const alice = yield* signIn(server, smtp)
-    // The writer the worker runs, built here over the server's own database client.
-    const writer = yield* Effect.provide(
-      IncidentWriter,
-      IncidentWriter.Default.pipe(
-        Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
-        Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
-        Layer.provide([QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
-        Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql))
-      )
+const setup = Effect.gen(function* () {
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person({ label: "alice" })
+  // The writer the worker runs, built here over the server's own database client.
+  const writer = yield* Effect.provide(
+    IncidentWriter,
+    IncidentWriter.Default.pipe(
+      Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
+      Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
+      Layer.provide([QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
+      Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql))
     )
-    return { server, smtp, alice, writer }
-  })
+  )
+  return { server, alice, writer }
+})
+
+/** An incident with its timeline as sent (instants as the server wrote them, to compare with `iso`). */
+const asIncident = (reply: Http.Body) => Http.wire(reply, IncidentDetail)
 
 const T0 = DateTime.unsafeMake("2025-03-01T10:00:00.000Z")
 const at = (seconds: number) => DateTime.add(T0, { seconds })
@@ -90,7 +66,7 @@ const createTarget = (person: Person, body: Record<string, unknown> = {}) =>
     }),
     (reply) => {
       expect(reply.status, reply.text).toBe(201)
-      return reply.json as { id: string; name: string }
+      return Http.wire(reply, Target)
     }
   )
 
@@ -117,20 +93,17 @@ const notices = (server: TestServer.Running, targetId: string) =>
 const list = (person: Person, query = "") =>
   Effect.map(person.browser.request(`/api/v1/incidents${query}`), (reply) => {
     expect(reply.status, reply.text).toBe(200)
-    return reply.json as Page<IncidentBody>
+    return Http.wire(reply, IncidentPage)
   })
 
 const detail = (person: Person, id: string) =>
   Effect.map(person.browser.request(`/api/v1/incidents/${id}`), (reply) => {
     expect(reply.status, reply.text).toBe(200)
-    return reply.json as IncidentBody
+    return asIncident(reply)
   })
 
 const post = (person: Person, path: string, json?: unknown) =>
   person.browser.request(path, json === undefined ? { method: "POST" } : { json })
-
-const userId = (person: Person) =>
-  Effect.map(person.browser.request("/api/v1/me"), (reply) => (reply.json as { id: string }).id)
 
 const wakeAt = (server: TestServer.Running, targetId: string) =>
   Effect.map(
@@ -138,12 +111,14 @@ const wakeAt = (server: TestServer.Running, targetId: string) =>
     (rows) => rows[0]?.wake_at?.toISOString() ?? null
   )
 
-describe(`incidents (${TestDatabase.kind} database)`, () => {
-  it.scopedLive(
+// `tickDue` ticks every due monitor of the server and the tests share one synthetic clock (T0), so a test that
+// counts what a tick did has a server of its own; so does one that changes a plan flag or runs the clock loop.
+Fixture.describe(`incidents, reminders (${TestDatabase.kind} database)`, { env: settings }, (it) => {
+  it.effect(
     "opens after alert_confirmations failures; reminders at wake_at with doubling gaps; acknowledge stops them; resolve closes and notifies",
     () =>
       Effect.gen(function* () {
-        const { server, alice, writer } = yield* setup()
+        const { server, alice, writer } = yield* setup
         const target = yield* createTarget(alice, { alert_confirmations: 2, renotify_interval_secs: 600 })
 
         yield* observe(writer, target.id, "down", 0)
@@ -192,20 +167,20 @@ describe(`incidents (${TestDatabase.kind} database)`, () => {
 
         const acknowledged = yield* post(alice, `/api/v1/incidents/${incident.id}/acknowledge`)
         expect(acknowledged.status, acknowledged.text).toBe(200)
-        const me = yield* userId(alice)
-        expect(acknowledged.json).toMatchObject({ status: "open", acknowledged_by: me })
-        expect((acknowledged.json as IncidentBody).acknowledged_at).not.toBeNull()
+        const me = alice.userId
+        expect(asIncident(acknowledged)).toMatchObject({ status: "open", acknowledged_by: me })
+        expect(asIncident(acknowledged).acknowledged_at).not.toBeNull()
         expect(yield* wakeAt(server, target.id)).toBeNull()
         expect(yield* writer.tickDue({ now: at(100_000) })).toBe(0)
         expect((yield* notices(server, target.id)).length).toBe(3)
         // Acknowledging again changes nothing.
         const again = yield* post(alice, `/api/v1/incidents/${incident.id}/acknowledge`)
-        expect((again.json as IncidentBody).acknowledged_at).toBe((acknowledged.json as IncidentBody).acknowledged_at)
+        expect(asIncident(again).acknowledged_at).toBe(asIncident(acknowledged).acknowledged_at)
 
         const resolved = yield* post(alice, `/api/v1/incidents/${incident.id}/resolve`)
         expect(resolved.status, resolved.text).toBe(200)
-        expect(resolved.json).toMatchObject({ status: "closed", close_reason: "resolved", resolved_by: me })
-        expect((resolved.json as IncidentBody).updates?.map((u) => u.message)).toEqual([
+        expect(asIncident(resolved)).toMatchObject({ status: "closed", close_reason: "resolved", resolved_by: me })
+        expect(asIncident(resolved).updates.map((u) => u.message)).toEqual([
           "Incident opened: major outage",
           "Acknowledged",
           "Resolved"
@@ -227,12 +202,14 @@ describe(`incidents (${TestDatabase.kind} database)`, () => {
         expect(second).toMatchObject({ number: 2, started_at: iso(40_000) })
       })
   )
+})
 
-  it.scopedLive(
+Fixture.describe(`incidents, recovery (${TestDatabase.kind} database)`, { env: settings }, (it) => {
+  it.effect(
     "recovery_period: recovering_since while waiting, a confirmed failure resumes and lists the stretch, the wait's end closes dated to the recovery",
     () =>
       Effect.gen(function* () {
-        const { server, alice, writer } = yield* setup()
+        const { server, alice, writer } = yield* setup
         const target = yield* createTarget(alice, {
           alert_confirmations: 1,
           recovery_period_secs: 180,
@@ -288,12 +265,14 @@ describe(`incidents (${TestDatabase.kind} database)`, () => {
         })
       })
   )
+})
 
-  it.scopedLive(
+Fixture.describe(`incidents (${TestDatabase.kind} database)`, { env: settings }, (it) => {
+  it.effect(
     "exactly once: the same result folded concurrently, and replayed in a batch, opens one incident and one notice",
     () =>
       Effect.gen(function* () {
-        const { server, alice, writer } = yield* setup()
+        const { server, alice, writer } = yield* setup
         const target = yield* createTarget(alice, { alert_confirmations: 1 })
         yield* Effect.all(
           [
@@ -307,7 +286,11 @@ describe(`incidents (${TestDatabase.kind} database)`, () => {
         yield* writer.observeResults([replay, replay], { now: at(0) })
         expect((yield* list(alice)).total).toBe(1)
         expect((yield* notices(server, target.id)).length).toBe(1)
-        const [rows] = yield* server.sql<{ n: number }>`SELECT count(*)::int AS n FROM incident_engine`
+        // The org's monitors' engine rows: other tests' monitors share the server's table.
+        const [rows] = yield* server.sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM incident_engine
+          WHERE target_id IN (SELECT id FROM targets WHERE org_id = ${alice.org.id})
+        `
         expect(rows?.n).toBe(1)
         // Two workers ticking at once share the due monitors: the reminder goes out once.
         yield* Effect.all([writer.tickDue({ now: at(3600) }), writer.tickDue({ now: at(3600) })], {
@@ -331,269 +314,13 @@ describe(`incidents (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive(
-    "endpoints: scopes, uniform 404 for foreign ids, narration rules with field paths, the plan flag, declare, postmortem, deliveries",
-    () =>
-      Effect.gen(function* () {
-        const { server, smtp, alice, writer } = yield* setup()
-        const bob = yield* signIn(server, smtp)
-        const target = yield* createTarget(alice, { alert_confirmations: 1 })
-        yield* observe(writer, target.id, "down", 0)
-        const monitor = (yield* list(alice)).data[0]
-        assert.isDefined(monitor)
-        const base = `/api/v1/incidents/${monitor.id}`
-        const patch = (person: Person, id: string, json: unknown) =>
-          person.browser.request(`/api/v1/incidents/${id}`, { method: "PATCH", json })
-        const refusal = (reply: Http.Reply, status: number, code: string, field: string | null) => {
-          expect(reply.status, reply.text).toBe(status)
-          expect(Http.envelope(reply)).toMatchObject({ code, field })
-        }
-
-        // Without the plan's incident_narration_enabled (free): public narration is 403, the rest is allowed.
-        refusal(
-          yield* patch(alice, monitor.id, { public_title: "Checkout" }),
-          403,
-          "INCIDENT_NARRATION_DISABLED",
-          "public_title"
-        )
-        refusal(
-          yield* patch(alice, monitor.id, { public_description: null }),
-          403,
-          "INCIDENT_NARRATION_DISABLED",
-          "public_description"
-        )
-        const update = { phase: "investigating", message: "Looking into it" }
-        const gated = yield* post(alice, `${base}/updates`, update)
-        refusal(gated, 403, "INCIDENT_NARRATION_DISABLED", null)
-        expect(Http.envelope(gated).details).toEqual({ flag: "incident_narration_enabled", plan: "free" })
-        refusal(
-          yield* post(alice, "/api/v1/incidents", { title: "x", impact: "degraded", components: [], message: "hi" }),
-          403,
-          "INCIDENT_NARRATION_DISABLED",
-          "message"
-        )
-        const internal = yield* patch(alice, monitor.id, { title: "Checkout down", severity: "major" })
-        expect(internal.status, internal.text).toBe(200)
-        expect(internal.json).toMatchObject({ title: "Checkout down", severity: "major" })
-        // Clearing a monitor-opened incident's title shows the monitor's name again.
-        expect((yield* patch(alice, monitor.id, { title: null })).json).toMatchObject({
-          title: "shop",
-          severity: "major"
-        })
-
-        yield* server.sql`UPDATE plans SET incident_narration_enabled = true WHERE id = 'free'`
-        yield* Effect.sleep("1100 millis")
-        const bobTarget = yield* createTarget(bob)
-
-        // Narration rules, each with its status, code and field.
-        refusal(
-          yield* patch(alice, monitor.id, { counts_as_downtime: false }),
-          422,
-          "INCIDENT_NOT_DECLARED",
-          "counts_as_downtime"
-        )
-        refusal(yield* patch(alice, monitor.id, { severity: "huge" }), 400, "VALIDATION_FAILED", "severity")
-        refusal(yield* patch(alice, monitor.id, { title: "   " }), 400, "VALIDATION_FAILED", "title")
-        refusal(yield* patch(alice, monitor.id, { title: "x".repeat(201) }), 400, "VALIDATION_FAILED", "title")
-        refusal(yield* patch(alice, monitor.id, { impact: "degraded" }), 422, "INVALID_JSON", "impact")
-        const narrated = yield* patch(alice, monitor.id, {
-          public_title: "Checkout is slow",
-          public_description: "Payments time out for some customers."
-        })
-        expect(narrated.status, narrated.text).toBe(200)
-        expect(narrated.json).toMatchObject({
-          public_title: "Checkout is slow",
-          public_description: "Payments time out for some customers.",
-          severity: "major",
-          counts_as_downtime: true
-        })
-        expect((yield* patch(alice, monitor.id, { public_description: null })).json).toMatchObject({
-          public_title: "Checkout is slow",
-          public_description: null
-        })
-
-        const updates = `/api/v1/incidents/${monitor.id}/updates`
-        refusal(
-          yield* post(alice, updates, { phase: "investigating", message: "x".repeat(2001) }),
-          400,
-          "VALIDATION_FAILED",
-          "message"
-        )
-        refusal(yield* post(alice, updates, { phase: "fixed", message: "ok" }), 400, "VALIDATION_FAILED", "phase")
-        refusal(yield* post(alice, updates, { phase: "identified", message: "" }), 400, "VALIDATION_FAILED", "message")
-        refusal(
-          yield* post(alice, updates, { phase: "identified", message: "ok", public: true }),
-          422,
-          "INVALID_JSON",
-          "public"
-        )
-        // 2000 characters counted as people count them: an emoji is one.
-        const longest = yield* post(alice, updates, { phase: "identified", message: "🔥".repeat(2000) })
-        expect(longest.status, longest.text).toBe(201)
-        expect(longest.json).toMatchObject({ kind: "update", phase: "identified", created_by: yield* userId(alice) })
-        expect((yield* detail(alice, monitor.id)).updates?.map((u) => [u.kind, u.phase])).toEqual([
-          ["note", null],
-          ["update", "identified"]
-        ])
-
-        // Declaring: components must be the org's monitors; the declared title cannot be cleared.
-        refusal(
-          yield* post(alice, "/api/v1/incidents", { title: "Slow", impact: "degraded", components: [bobTarget.id] }),
-          400,
-          "VALIDATION_FAILED",
-          "components[0]"
-        )
-        refusal(
-          yield* post(alice, "/api/v1/incidents", {
-            title: "Slow",
-            impact: "degraded",
-            components: [target.id, target.id]
-          }),
-          400,
-          "VALIDATION_FAILED",
-          "components[1]"
-        )
-        refusal(
-          yield* post(alice, "/api/v1/incidents", { title: "Slow", impact: "bad", components: [] }),
-          400,
-          "VALIDATION_FAILED",
-          "impact"
-        )
-        const declaredReply = yield* post(alice, "/api/v1/incidents", {
-          title: "Payments provider degraded",
-          impact: "partial_outage",
-          components: [target.id],
-          severity: "minor",
-          public_title: "Payment delays",
-          message: "Our payment provider reports delays."
-        })
-        expect(declaredReply.status, declaredReply.text).toBe(201)
-        const declared = declaredReply.json as IncidentBody
-        expect(declaredReply.headers.get("location")).toBe(`/api/v1/incidents/${declared.id}`)
-        const aliceId = yield* userId(alice)
-        expect(declared).toMatchObject({
-          origin: "declared",
-          status: "open",
-          target_id: null,
-          number: null,
-          title: "Payments provider degraded",
-          public_title: "Payment delays",
-          severity: "minor",
-          impact: "partial_outage",
-          counts_as_downtime: false,
-          components: [target.id],
-          acknowledged_by: aliceId,
-          created_by: aliceId
-        })
-        expect(declared.acknowledged_at).toBe(declared.started_at)
-        expect(declared.updates?.map((u) => [u.kind, u.phase, u.message])).toEqual([
-          ["note", null, "Incident declared"],
-          ["update", "investigating", "Our payment provider reports delays."]
-        ])
-        refusal(yield* patch(alice, declared.id, { title: null }), 400, "VALIDATION_FAILED", "title")
-        expect((yield* patch(alice, declared.id, { counts_as_downtime: true })).json).toMatchObject({
-          counts_as_downtime: true
-        })
-        const resolvedDeclared = yield* post(alice, `/api/v1/incidents/${declared.id}/resolve`)
-        expect(resolvedDeclared.json).toMatchObject({
-          status: "closed",
-          close_reason: "resolved",
-          resolved_by: aliceId
-        })
-        const endedAt = (resolvedDeclared.json as IncidentBody).ended_at
-        const resolvedAgain = yield* post(alice, `/api/v1/incidents/${declared.id}/resolve`)
-        expect((resolvedAgain.json as IncidentBody).ended_at).toBe(endedAt)
-        expect((yield* list(alice, `?target_id=${target.id}`)).total).toBe(2)
-
-        // Postmortem and the delivery log.
-        const postmortem = `/api/v1/incidents/${monitor.id}/postmortem`
-        refusal(yield* alice.browser.request(postmortem), 404, "NOT_FOUND", null)
-        refusal(
-          yield* alice.browser.request(postmortem, { method: "PUT", json: { body: "x".repeat(50_001) } }),
-          400,
-          "VALIDATION_FAILED",
-          "body"
-        )
-        const written = yield* alice.browser.request(postmortem, { method: "PUT", json: { body: "## What happened" } })
-        expect(written.status, written.text).toBe(200)
-        expect(written.json).toMatchObject({ incident_id: monitor.id, body: "## What happened", created_by: aliceId })
-        const rewritten = yield* alice.browser.request(postmortem, { method: "PUT", json: { body: "## Timeline" } })
-        expect((rewritten.json as { body: string }).body).toBe("## Timeline")
-        expect(((yield* alice.browser.request(postmortem)).json as { body: string }).body).toBe("## Timeline")
-        const deliveries = yield* alice.browser.request(`/api/v1/incidents/${monitor.id}/deliveries`)
-        expect(deliveries.status).toBe(200)
-        expect(deliveries.json).toEqual({ data: [] })
-
-        // Foreign ids: bob sees none of alice's incident, on every route, the same 404 as an unknown id.
-        const unknown = "0190f0f0-0000-7000-8000-000000000000"
-        for (const id of [monitor.id, unknown]) {
-          const path = `/api/v1/incidents/${id}`
-          for (const reply of [
-            yield* bob.browser.request(path),
-            yield* patch(bob, id, { severity: "minor" }),
-            yield* post(bob, `${path}/updates`, update),
-            yield* post(bob, `${path}/acknowledge`),
-            yield* post(bob, `${path}/resolve`),
-            yield* bob.browser.request(`${path}/deliveries`),
-            yield* bob.browser.request(`${path}/postmortem`),
-            yield* bob.browser.request(`${path}/postmortem`, { method: "PUT", json: { body: "mine" } })
-          ]) {
-            refusal(reply, 404, "NOT_FOUND", null)
-          }
-        }
-        refusal(yield* bob.browser.request(`/api/v1/targets/${target.id}/incidents`), 404, "NOT_FOUND", null)
-        expect((yield* list(bob)).total).toBe(0)
-        expect((yield* detail(alice, monitor.id)).status).toBe("open")
-
-        // Scopes: read lists, write narrates and declares, execute acknowledges and resolves.
-        const org = ((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string }> }).orgs[0]
-        const token = (scopes: Array<string>) =>
-          Effect.map(mintToken(alice, { scopes, org_id: org?.id }), (t) => t.token)
-        const reader = yield* token(["incidents:read"])
-        const writerToken = yield* token(["incidents:write"])
-        const executor = yield* token(["incidents:execute"])
-        const targetsReader = yield* token(["targets:read"])
-        const json = (body: unknown, method = "POST") => ({
-          method,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body)
-        })
-        const scope = (reply: Http.Reply, required: string) => {
-          expect(reply.status, reply.text).toBe(403)
-          expect(Http.envelope(reply)).toMatchObject({ code: "INSUFFICIENT_SCOPE", details: { required } })
-        }
-        expect((yield* bearer(server, reader, "/api/v1/incidents")).status).toBe(200)
-        expect((yield* bearer(server, reader, base)).status).toBe(200)
-        expect((yield* bearer(server, reader, `${base}/deliveries`)).status).toBe(200)
-        expect((yield* bearer(server, reader, "/api/v1/incidents/metrics")).status).toBe(200)
-        scope(yield* bearer(server, targetsReader, "/api/v1/incidents"), "incidents:read")
-        scope(yield* bearer(server, reader, base, json({ severity: "minor" }, "PATCH")), "incidents:write")
-        scope(
-          yield* bearer(server, reader, "/api/v1/incidents", json({ title: "t", impact: "degraded", components: [] })),
-          "incidents:write"
-        )
-        scope(yield* bearer(server, reader, `${base}/postmortem`, json({ body: "b" }, "PUT")), "incidents:write")
-        scope(yield* bearer(server, reader, `${base}/acknowledge`, { method: "POST" }), "incidents:execute")
-        scope(yield* bearer(server, writerToken, `${base}/acknowledge`, { method: "POST" }), "incidents:execute")
-        scope(yield* bearer(server, writerToken, `${base}/resolve`, { method: "POST" }), "incidents:execute")
-        scope(yield* bearer(server, executor, base, json({ severity: "minor" }, "PATCH")), "incidents:write")
-        expect((yield* bearer(server, writerToken, base, json({ severity: "minor" }, "PATCH"))).status).toBe(200)
-        scope(yield* bearer(server, reader, `/api/v1/targets/${target.id}/incidents`), "targets:read")
-        expect((yield* bearer(server, targetsReader, `/api/v1/targets/${target.id}/incidents`)).status).toBe(200)
-        const acknowledged = yield* bearer(server, executor, `${base}/acknowledge`, { method: "POST" })
-        expect(acknowledged.status, acknowledged.text).toBe(200)
-        const resolved = yield* bearer(server, executor, `${base}/resolve`, { method: "POST" })
-        expect(resolved.json).toMatchObject({ status: "closed", close_reason: "resolved" })
-      })
-  )
-
-  it.scopedLive(
+  it.effect(
     "metrics: MTTA and MTTR over the incidents started in [from, to); a monitor's incident periods coalesced",
     () =>
       Effect.gen(function* () {
-        const { alice, writer } = yield* setup()
+        const { alice, writer } = yield* setup
         const target = yield* createTarget(alice, { alert_confirmations: 1, recovery_period_secs: 0 })
-        const me = yield* userId(alice)
+        const me = alice.userId
         // Incident 1: 0 to 600, acknowledged after 120 s. Incident 2: 1000 to 1300, acknowledged after 60 s.
         yield* observe(writer, target.id, "down", 0)
         yield* writer.observe(target.id, { _tag: "Acknowledge", incident: 1, by: me }, { now: at(120) })
@@ -607,7 +334,7 @@ describe(`incidents (${TestDatabase.kind} database)`, () => {
         const metrics = (query: string) =>
           Effect.map(alice.browser.request(`/api/v1/incidents/metrics${query}`), (reply) => {
             expect(reply.status, reply.text).toBe(200)
-            return reply.json
+            return Http.wire(reply, IncidentMetrics)
           })
         expect(yield* metrics(`?from=${iso(0)}&to=${iso(3600)}`)).toEqual({
           from: iso(0),
@@ -650,18 +377,13 @@ describe(`incidents (${TestDatabase.kind} database)`, () => {
           components: [target.id]
         })
         expect(declared.status, declared.text).toBe(201)
-        const declaredId = (declared.json as IncidentBody).id
+        const declaredId = asIncident(declared).id
         const ids = (yield* list(alice, `?target_id=${target.id}`)).data
         const idOf = (n: number) => ids.find((i) => i.number === n)?.id
         const periods = (query = "") =>
           Effect.map(alice.browser.request(`/api/v1/targets/${target.id}/incidents${query}`), (reply) => {
             expect(reply.status, reply.text).toBe(200)
-            return reply.json as Page<{
-              started_at: string
-              ended_at: string | null
-              ongoing: boolean
-              incident_ids: Array<string>
-            }>
+            return Http.wire(reply, IncidentPeriodPage)
           })
         const all = yield* periods()
         expect(all).toMatchObject({ total: 3, limit: 50, offset: 0 })
@@ -675,35 +397,310 @@ describe(`incidents (${TestDatabase.kind} database)`, () => {
         expect(yield* periods("?limit=1&offset=2")).toMatchObject({ total: 3, data: [{ started_at: iso(0) }] })
       })
   )
+})
 
-  it.scopedLive("the server's own clock loop sends a due reminder; a paused monitor's reminder is skipped", () =>
-    Effect.gen(function* () {
-      const { server, alice, writer } = yield* setup({ INCIDENTS__TICK_INTERVAL_SECS: "1" })
-      const target = yield* createTarget(alice, { alert_confirmations: 1, renotify_interval_secs: 60 })
-      const paused = yield* createTarget(alice, { name: "paused", alert_confirmations: 1, renotify_interval_secs: 60 })
-      const disabled = yield* alice.browser.request(`/api/v1/targets/${paused.id}`, {
-        method: "PATCH",
-        json: { enabled: false }
+Fixture.describe(`incident endpoints (${TestDatabase.kind} database)`, { env: settings }, (it) => {
+  it.effect(
+    "endpoints: scopes, uniform 404 for foreign ids, narration rules with field paths, the plan flag, declare, postmortem, deliveries",
+    () =>
+      Effect.gen(function* () {
+        const { server, alice, writer } = yield* setup
+        const bob = yield* Fixture.person({ label: "bob" })
+        const target = yield* createTarget(alice, { alert_confirmations: 1 })
+        yield* observe(writer, target.id, "down", 0)
+        const monitor = (yield* list(alice)).data[0]
+        assert.isDefined(monitor)
+        const base = `/api/v1/incidents/${monitor.id}`
+        const patch = (person: Person, id: string, json: unknown) =>
+          person.browser.request(`/api/v1/incidents/${id}`, { method: "PATCH", json })
+        const refusal = (reply: Http.Reply, status: number, code: string, field: string | null) => {
+          expect(reply.status, reply.text).toBe(status)
+          expect(Http.envelope(reply)).toMatchObject({ code, field })
+        }
+
+        // Without the plan's incident_narration_enabled (free): public narration is 403, the rest is allowed.
+        refusal(
+          yield* patch(alice, monitor.id, { public_title: "Checkout" }),
+          403,
+          "INCIDENT_NARRATION_DISABLED",
+          "public_title"
+        )
+        refusal(
+          yield* patch(alice, monitor.id, { public_description: null }),
+          403,
+          "INCIDENT_NARRATION_DISABLED",
+          "public_description"
+        )
+        const update = { phase: "investigating", message: "Looking into it" }
+        const gated = yield* post(alice, `${base}/updates`, update)
+        refusal(gated, 403, "INCIDENT_NARRATION_DISABLED", null)
+        expect(Http.envelope(gated).details).toEqual({ flag: "incident_narration_enabled", plan: "free" })
+        refusal(
+          yield* post(alice, "/api/v1/incidents", { title: "x", impact: "degraded", components: [], message: "hi" }),
+          403,
+          "INCIDENT_NARRATION_DISABLED",
+          "message"
+        )
+        const internal = yield* patch(alice, monitor.id, { title: "Checkout down", severity: "major" })
+        expect(internal.status, internal.text).toBe(200)
+        expect(asIncident(internal)).toMatchObject({ title: "Checkout down", severity: "major" })
+        // Clearing a monitor-opened incident's title shows the monitor's name again.
+        expect(asIncident(yield* patch(alice, monitor.id, { title: null }))).toMatchObject({
+          title: "shop",
+          severity: "major"
+        })
+
+        yield* server.sql`UPDATE plans SET incident_narration_enabled = true WHERE id = 'free'`
+        yield* Effect.sleep("1100 millis")
+        const bobTarget = yield* createTarget(bob)
+
+        // Narration rules, each with its status, code and field.
+        refusal(
+          yield* patch(alice, monitor.id, { counts_as_downtime: false }),
+          422,
+          "INCIDENT_NOT_DECLARED",
+          "counts_as_downtime"
+        )
+        refusal(yield* patch(alice, monitor.id, { severity: "huge" }), 400, "VALIDATION_FAILED", "severity")
+        refusal(yield* patch(alice, monitor.id, { title: "   " }), 400, "VALIDATION_FAILED", "title")
+        refusal(yield* patch(alice, monitor.id, { title: "x".repeat(201) }), 400, "VALIDATION_FAILED", "title")
+        refusal(yield* patch(alice, monitor.id, { impact: "degraded" }), 422, "INVALID_JSON", "impact")
+        const narrated = yield* patch(alice, monitor.id, {
+          public_title: "Checkout is slow",
+          public_description: "Payments time out for some customers."
+        })
+        expect(narrated.status, narrated.text).toBe(200)
+        expect(asIncident(narrated)).toMatchObject({
+          public_title: "Checkout is slow",
+          public_description: "Payments time out for some customers.",
+          severity: "major",
+          counts_as_downtime: true
+        })
+        expect(asIncident(yield* patch(alice, monitor.id, { public_description: null }))).toMatchObject({
+          public_title: "Checkout is slow",
+          public_description: null
+        })
+
+        const updates = `/api/v1/incidents/${monitor.id}/updates`
+        refusal(
+          yield* post(alice, updates, { phase: "investigating", message: "x".repeat(2001) }),
+          400,
+          "VALIDATION_FAILED",
+          "message"
+        )
+        refusal(yield* post(alice, updates, { phase: "fixed", message: "ok" }), 400, "VALIDATION_FAILED", "phase")
+        refusal(yield* post(alice, updates, { phase: "identified", message: "" }), 400, "VALIDATION_FAILED", "message")
+        refusal(
+          yield* post(alice, updates, { phase: "identified", message: "ok", public: true }),
+          422,
+          "INVALID_JSON",
+          "public"
+        )
+        // 2000 characters counted as people count them: an emoji is one.
+        const longest = yield* post(alice, updates, { phase: "identified", message: "🔥".repeat(2000) })
+        expect(longest.status, longest.text).toBe(201)
+        expect(Http.wire(longest, IncidentUpdate)).toMatchObject({
+          kind: "update",
+          phase: "identified",
+          created_by: alice.userId
+        })
+        expect((yield* detail(alice, monitor.id)).updates?.map((u) => [u.kind, u.phase])).toEqual([
+          ["note", null],
+          ["update", "identified"]
+        ])
+
+        // Declaring: components must be the org's monitors; the declared title cannot be cleared.
+        refusal(
+          yield* post(alice, "/api/v1/incidents", { title: "Slow", impact: "degraded", components: [bobTarget.id] }),
+          400,
+          "VALIDATION_FAILED",
+          "components[0]"
+        )
+        refusal(
+          yield* post(alice, "/api/v1/incidents", {
+            title: "Slow",
+            impact: "degraded",
+            components: [target.id, target.id]
+          }),
+          400,
+          "VALIDATION_FAILED",
+          "components[1]"
+        )
+        refusal(
+          yield* post(alice, "/api/v1/incidents", { title: "Slow", impact: "bad", components: [] }),
+          400,
+          "VALIDATION_FAILED",
+          "impact"
+        )
+        const declaredReply = yield* post(alice, "/api/v1/incidents", {
+          title: "Payments provider degraded",
+          impact: "partial_outage",
+          components: [target.id],
+          severity: "minor",
+          public_title: "Payment delays",
+          message: "Our payment provider reports delays."
+        })
+        expect(declaredReply.status, declaredReply.text).toBe(201)
+        const declared = asIncident(declaredReply)
+        expect(declaredReply.headers.get("location")).toBe(`/api/v1/incidents/${declared.id}`)
+        const aliceId = alice.userId
+        expect(declared).toMatchObject({
+          origin: "declared",
+          status: "open",
+          target_id: null,
+          number: null,
+          title: "Payments provider degraded",
+          public_title: "Payment delays",
+          severity: "minor",
+          impact: "partial_outage",
+          counts_as_downtime: false,
+          components: [target.id],
+          acknowledged_by: aliceId,
+          created_by: aliceId
+        })
+        expect(declared.acknowledged_at).toBe(declared.started_at)
+        expect(declared.updates.map((u) => [u.kind, u.phase, u.message])).toEqual([
+          ["note", null, "Incident declared"],
+          ["update", "investigating", "Our payment provider reports delays."]
+        ])
+        refusal(yield* patch(alice, declared.id, { title: null }), 400, "VALIDATION_FAILED", "title")
+        expect(asIncident(yield* patch(alice, declared.id, { counts_as_downtime: true }))).toMatchObject({
+          counts_as_downtime: true
+        })
+        const resolvedDeclared = yield* post(alice, `/api/v1/incidents/${declared.id}/resolve`)
+        expect(asIncident(resolvedDeclared)).toMatchObject({
+          status: "closed",
+          close_reason: "resolved",
+          resolved_by: aliceId
+        })
+        const endedAt = asIncident(resolvedDeclared).ended_at
+        const resolvedAgain = yield* post(alice, `/api/v1/incidents/${declared.id}/resolve`)
+        expect(asIncident(resolvedAgain).ended_at).toBe(endedAt)
+        expect((yield* list(alice, `?target_id=${target.id}`)).total).toBe(2)
+
+        // Postmortem and the delivery log.
+        const postmortem = `/api/v1/incidents/${monitor.id}/postmortem`
+        refusal(yield* alice.browser.request(postmortem), 404, "NOT_FOUND", null)
+        refusal(
+          yield* alice.browser.request(postmortem, { method: "PUT", json: { body: "x".repeat(50_001) } }),
+          400,
+          "VALIDATION_FAILED",
+          "body"
+        )
+        const written = yield* alice.browser.request(postmortem, { method: "PUT", json: { body: "## What happened" } })
+        expect(written.status, written.text).toBe(200)
+        expect(Http.wire(written, Postmortem)).toMatchObject({
+          incident_id: monitor.id,
+          body: "## What happened",
+          created_by: aliceId
+        })
+        const rewritten = yield* alice.browser.request(postmortem, { method: "PUT", json: { body: "## Timeline" } })
+        expect(Http.decode(rewritten, Postmortem).body).toBe("## Timeline")
+        expect(Http.decode(yield* alice.browser.request(postmortem), Postmortem).body).toBe("## Timeline")
+        const deliveries = yield* alice.browser.request(`/api/v1/incidents/${monitor.id}/deliveries`)
+        expect(deliveries.status).toBe(200)
+        expect(Http.wire(deliveries, DeliveryLog)).toEqual({ data: [] })
+
+        // Foreign ids: bob sees none of alice's incident, on every route, the same 404 as an unknown id.
+        const unknown = "0190f0f0-0000-7000-8000-000000000000"
+        for (const id of [monitor.id, unknown]) {
+          const path = `/api/v1/incidents/${id}`
+          for (const reply of [
+            yield* bob.browser.request(path),
+            yield* patch(bob, id, { severity: "minor" }),
+            yield* post(bob, `${path}/updates`, update),
+            yield* post(bob, `${path}/acknowledge`),
+            yield* post(bob, `${path}/resolve`),
+            yield* bob.browser.request(`${path}/deliveries`),
+            yield* bob.browser.request(`${path}/postmortem`),
+            yield* bob.browser.request(`${path}/postmortem`, { method: "PUT", json: { body: "mine" } })
+          ]) {
+            refusal(reply, 404, "NOT_FOUND", null)
+          }
+        }
+        refusal(yield* bob.browser.request(`/api/v1/targets/${target.id}/incidents`), 404, "NOT_FOUND", null)
+        expect((yield* list(bob)).total).toBe(0)
+        expect((yield* detail(alice, monitor.id)).status).toBe("open")
+
+        // Scopes: read lists, write narrates and declares, execute acknowledges and resolves.
+        const token = (scopes: Array<string>) =>
+          Effect.map(mintToken(alice, { scopes, org_id: alice.org.id }), (t) => t.token)
+        const reader = yield* token(["incidents:read"])
+        const writerToken = yield* token(["incidents:write"])
+        const executor = yield* token(["incidents:execute"])
+        const targetsReader = yield* token(["targets:read"])
+        const json = (body: unknown, method = "POST") => ({
+          method,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body)
+        })
+        const scope = (reply: Http.Reply, required: string) => {
+          expect(reply.status, reply.text).toBe(403)
+          expect(Http.envelope(reply)).toMatchObject({ code: "INSUFFICIENT_SCOPE", details: { required } })
+        }
+        expect((yield* bearer(server, reader, "/api/v1/incidents")).status).toBe(200)
+        expect((yield* bearer(server, reader, base)).status).toBe(200)
+        expect((yield* bearer(server, reader, `${base}/deliveries`)).status).toBe(200)
+        expect((yield* bearer(server, reader, "/api/v1/incidents/metrics")).status).toBe(200)
+        scope(yield* bearer(server, targetsReader, "/api/v1/incidents"), "incidents:read")
+        scope(yield* bearer(server, reader, base, json({ severity: "minor" }, "PATCH")), "incidents:write")
+        scope(
+          yield* bearer(server, reader, "/api/v1/incidents", json({ title: "t", impact: "degraded", components: [] })),
+          "incidents:write"
+        )
+        scope(yield* bearer(server, reader, `${base}/postmortem`, json({ body: "b" }, "PUT")), "incidents:write")
+        scope(yield* bearer(server, reader, `${base}/acknowledge`, { method: "POST" }), "incidents:execute")
+        scope(yield* bearer(server, writerToken, `${base}/acknowledge`, { method: "POST" }), "incidents:execute")
+        scope(yield* bearer(server, writerToken, `${base}/resolve`, { method: "POST" }), "incidents:execute")
+        scope(yield* bearer(server, executor, base, json({ severity: "minor" }, "PATCH")), "incidents:write")
+        expect((yield* bearer(server, writerToken, base, json({ severity: "minor" }, "PATCH"))).status).toBe(200)
+        scope(yield* bearer(server, reader, `/api/v1/targets/${target.id}/incidents`), "targets:read")
+        expect((yield* bearer(server, targetsReader, `/api/v1/targets/${target.id}/incidents`)).status).toBe(200)
+        const acknowledged = yield* bearer(server, executor, `${base}/acknowledge`, { method: "POST" })
+        expect(acknowledged.status, acknowledged.text).toBe(200)
+        const resolved = yield* bearer(server, executor, `${base}/resolve`, { method: "POST" })
+        expect(asIncident(resolved)).toMatchObject({ status: "closed", close_reason: "resolved" })
       })
-      expect(disabled.status, disabled.text).toBe(200)
-      // Opened two minutes ago by the real clock: the first reminder is already due.
-      const past = DateTime.subtract(DateTime.unsafeNow(), { seconds: 120 })
-      for (const id of [target.id, paused.id]) {
-        yield* writer.observe(id, { ...result("down", 0), checked_at: past }, { now: past })
-      }
-      const kinds = (id: string) => Effect.map(notices(server, id), (rows) => rows.map((n) => n.kind))
-      const pausedWake = Effect.map(wakeAt(server, paused.id), (at) => (at === null ? 0 : new Date(at).getTime()))
-      // Wait for the loop's pass to have ticked both monitors (it claims them one transaction each).
-      // Bounded by time, generously: the 1-second loop can be slow on a loaded machine.
-      const deadline = Date.now() + 20_000
-      while (Date.now() < deadline) {
-        if ((yield* kinds(target.id)).length >= 2 && (yield* pausedWake) > Date.now()) break
-        yield* Effect.sleep("100 millis")
-      }
-      expect(yield* kinds(target.id)).toEqual(["opened", "reminder"])
-      // The paused monitor's reminder was skipped, and its cadence carried on to a time still to come.
-      expect(yield* kinds(paused.id)).toEqual(["opened"])
-      expect(yield* pausedWake).toBeGreaterThan(Date.now())
-    })
   )
 })
+
+Fixture.describe(
+  `incidents, the server's clock loop (${TestDatabase.kind} database)`,
+  { env: { ...settings, INCIDENTS__TICK_INTERVAL_SECS: "1" } },
+  (it) => {
+    it.effect("the server's own clock loop sends a due reminder; a paused monitor's reminder is skipped", () =>
+      Effect.gen(function* () {
+        const { server, alice, writer } = yield* setup
+        const target = yield* createTarget(alice, { alert_confirmations: 1, renotify_interval_secs: 60 })
+        const paused = yield* createTarget(alice, {
+          name: "paused",
+          alert_confirmations: 1,
+          renotify_interval_secs: 60
+        })
+        const disabled = yield* alice.browser.request(`/api/v1/targets/${paused.id}`, {
+          method: "PATCH",
+          json: { enabled: false }
+        })
+        expect(disabled.status, disabled.text).toBe(200)
+        // Opened two minutes ago by the real clock: the first reminder is already due.
+        const past = DateTime.subtract(DateTime.unsafeNow(), { seconds: 120 })
+        for (const id of [target.id, paused.id]) {
+          yield* writer.observe(id, { ...result("down", 0), checked_at: past }, { now: past })
+        }
+        const kinds = (id: string) => Effect.map(notices(server, id), (rows) => rows.map((n) => n.kind))
+        const pausedWake = Effect.map(wakeAt(server, paused.id), (at) => (at === null ? 0 : new Date(at).getTime()))
+        // Wait for the loop's pass to have ticked both monitors (it claims them one transaction each).
+        // Bounded by time, generously: the 1-second loop can be slow on a loaded machine.
+        const deadline = Date.now() + 20_000
+        while (Date.now() < deadline) {
+          if ((yield* kinds(target.id)).length >= 2 && (yield* pausedWake) > Date.now()) break
+          yield* Effect.sleep("100 millis")
+        }
+        expect(yield* kinds(target.id)).toEqual(["opened", "reminder"])
+        // The paused monitor's reminder was skipped, and its cadence carried on to a time still to come.
+        expect(yield* kinds(paused.id)).toEqual(["opened"])
+        expect(yield* pausedWake).toBeGreaterThan(Date.now())
+      })
+    )
+  }
+)

@@ -4,7 +4,10 @@
  * suppression question the incident writer asks.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
+import { MaintenanceWindowPage, MaintenanceWindowResource } from "@signalman/core/api/Maintenance"
+import { OrgUsage } from "@signalman/core/Identity"
+import { Target } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -12,69 +15,27 @@ import { QuotaEvents } from "../../src/limits/Quota.js"
 import { Maintenance } from "../../src/maintenance/Maintenance.js"
 import { PageChanges } from "../../src/statuspages/PageChanges.js"
 import { PageEvents } from "../../src/subscribers/PageEvents.js"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
-import { bearer, mintToken, type Person, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken, type Person } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
+import type * as TestServer from "../support/TestServer.js"
 
 const ADMIN = "operator-secret-for-tests-0123456789"
 
-interface UpdateBody {
-  readonly id: string
-  readonly message: string
-  readonly status: string | null
-  readonly created_by: string | null
-  readonly created_at: string
-}
+/** A window as sent (instants as the server wrote them), once the contract's schema has read it. */
+const asWindow = (reply: Http.Body) => Http.wire(reply, MaintenanceWindowResource)
 
-interface WindowBody {
-  readonly id: string
-  readonly title: string
-  readonly description: string
-  readonly starts_at: string
-  readonly ends_at: string
-  readonly components: Array<string>
-  readonly suppress_alerts: boolean
-  readonly status: "upcoming" | "running" | "completed" | "cancelled"
-  readonly deleted_at: string | null
-  readonly deleted_by: string | null
-  readonly write_source: string
-  readonly created_by: string | null
-  readonly created_at: string
-  readonly updated_at: string
-  readonly updates: Array<UpdateBody>
-}
+type WindowPage = typeof MaintenanceWindowPage.Encoded
 
-interface WindowPage {
-  readonly data: Array<WindowBody>
-  readonly total: number
-  readonly limit: number
-  readonly offset: number
-}
-
-const setup = (env: Record<string, string> = {}, statements: ReadonlyArray<string> = []) =>
-  Effect.gen(function* () {
-    const smtp = yield* SmtpCatcher.make
-    const server = yield* TestServer.start({
-      MAIL__SMTP_URL: smtp.url,
-      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-      ...env
-    })
-    // Plan changes before anyone signs in, so no plan is cached yet.
-    for (const statement of statements) yield* server.sql.unsafe(statement)
-    const alice = yield* signIn(server, smtp)
-    return { server, smtp, alice }
-  })
+const setup = Effect.gen(function* () {
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person({ label: "alice" })
+  return { server, alice }
+})
 
 /** An ISO instant `secs` seconds from now. */
 const fromNow = (secs: number) => new Date(Date.now() + secs * 1000).toISOString()
-
-const me = (person: Person) =>
-  Effect.map(
-    person.browser.request("/api/v1/me"),
-    (reply) => reply.json as { id: string; account_id: string; orgs: Array<{ id: string }> }
-  )
 
 const createTarget = (person: Person, name: string) =>
   Effect.map(
@@ -83,7 +44,7 @@ const createTarget = (person: Person, name: string) =>
     }),
     (reply) => {
       expect(reply.status, reply.text).toBe(201)
-      return (reply.json as { id: string }).id
+      return Http.decode(reply, Target).id
     }
   )
 
@@ -93,7 +54,7 @@ const schedule = (person: Person, body: Record<string, unknown>) =>
 const scheduled = (person: Person, body: Record<string, unknown>) =>
   Effect.map(schedule(person, body), (reply) => {
     expect(reply.status, reply.text).toBe(201)
-    return reply.json as WindowBody
+    return asWindow(reply)
   })
 
 const window = (title: string, startsSecs: number, endsSecs: number, extra: Record<string, unknown> = {}) => ({
@@ -114,7 +75,7 @@ const postUpdate = (person: Person, id: string, body: Record<string, unknown>) =
 const list = (person: Person, query: string) =>
   Effect.map(person.browser.request(`/api/v1/maintenance${query}`), (reply) => {
     expect(reply.status, reply.text).toBe(200)
-    return reply.json as WindowPage
+    return Http.wire(reply, MaintenanceWindowPage)
   })
 
 /** Moves a window's times in the database (a window wholly in the past cannot be scheduled through the API). */
@@ -125,18 +86,15 @@ const setTimes = (server: TestServer.Running, id: string, startsSecs: number, en
     WHERE id = ${id}
   `
 
-const refusal = (reply: Http.Reply) => {
-  const error = Http.envelope(reply)
-  return { status: reply.status, code: error.code, field: error.field }
-}
+const refusal = Http.refusal
 
-describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("schedule 201 with Location and defaults; get answers the same window with its status", () =>
+Fixture.describe(`maintenance windows (${TestDatabase.kind} database)`, (it) => {
+  it.effect("schedule 201 with Location and defaults; get answers the same window with its status", () =>
     Effect.gen(function* () {
-      const { alice } = yield* setup()
+      const { alice } = yield* setup
       const web = yield* createTarget(alice, "web")
       const db = yield* createTarget(alice, "db")
-      const { id: userId } = yield* me(alice)
+      const userId = alice.userId
       const body = window("Database upgrade", 3600, 7200, {
         description: "Primary moves to new hardware",
         components: [db, web, db.toUpperCase()],
@@ -144,7 +102,7 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
       })
       const reply = yield* schedule(alice, body)
       expect(reply.status, reply.text).toBe(201)
-      const made = reply.json as WindowBody
+      const made = asWindow(reply)
       expect(reply.headers.get("location")).toBe(`/api/v1/maintenance/${made.id}`)
       expect(reply.headers.get("cache-control")).toBe("no-store")
       expect(made).toMatchObject({
@@ -164,7 +122,7 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
       const read = yield* alice.browser.request(`/api/v1/maintenance/${made.id}`)
       expect(read.status).toBe(200)
       expect(read.headers.get("cache-control")).toBe("private, max-age=10")
-      expect(read.json).toEqual(made)
+      expect(asWindow(read)).toEqual(made)
 
       // Defaults: no description, no components, alerts suppressed; a start in the past runs at once.
       const minimal = yield* scheduled(alice, {
@@ -189,9 +147,9 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("list: each status filter, upcoming soonest first, the others latest start first, paginated", () =>
+  it.effect("list: each status filter, upcoming soonest first, the others latest start first, paginated", () =>
     Effect.gen(function* () {
-      const { server, alice } = yield* setup()
+      const { server, alice } = yield* setup
       const later = yield* scheduled(alice, window("later", 7200, 9000))
       const soon = yield* scheduled(alice, window("soon", 3600, 10000))
       const running = yield* scheduled(alice, window("running", -600, 600))
@@ -226,11 +184,11 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive(
+  it.effect(
     "PATCH: title, description, time range, components, suppression; a running window's start is fixed; ended refused",
     () =>
       Effect.gen(function* () {
-        const { server, alice } = yield* setup()
+        const { server, alice } = yield* setup
         const web = yield* createTarget(alice, "web")
         const db = yield* createTarget(alice, "db")
         const upcoming = yield* scheduled(alice, window("Upgrade", 3600, 7200, { components: [web] }))
@@ -245,7 +203,7 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
           suppress_alerts: false
         })
         expect(edited.status, edited.text).toBe(200)
-        expect(edited.json).toMatchObject({
+        expect(asWindow(edited)).toMatchObject({
           title: "Bigger upgrade",
           description: "now with the database",
           starts_at: startsAt,
@@ -256,7 +214,7 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
         })
         // Omitted fields stay; an empty list clears the components.
         const cleared = yield* patch(alice, upcoming.id, { components: [] })
-        expect(cleared.json).toMatchObject({ title: "Bigger upgrade", components: [], suppress_alerts: false })
+        expect(asWindow(cleared)).toMatchObject({ title: "Bigger upgrade", components: [], suppress_alerts: false })
         expect(refusal(yield* patch(alice, upcoming.id, { ends_at: fromNow(1000) }))).toEqual({
           status: 400,
           code: "VALIDATION_FAILED",
@@ -286,11 +244,11 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
           field: "starts_at"
         })
         const same = yield* patch(alice, running.id, { starts_at: running.starts_at, title: "Live (longer)" })
-        expect(same.json).toMatchObject({ title: "Live (longer)", status: "running" })
+        expect(asWindow(same)).toMatchObject({ title: "Live (longer)", status: "running" })
         const before = Date.now()
         const ended = yield* patch(alice, running.id, { ends_at: fromNow(-3600) })
         expect(ended.status, ended.text).toBe(200)
-        const endedBody = ended.json as WindowBody
+        const endedBody = asWindow(ended)
         expect(endedBody.status).toBe("completed")
         expect(Date.parse(endedBody.ends_at)).toBeGreaterThanOrEqual(before - 1000)
         expect(Date.parse(endedBody.ends_at)).toBeLessThanOrEqual(Date.now())
@@ -311,22 +269,22 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive(
+  it.effect(
     "DELETE cancels: deleted_at and deleted_by shown, kept in past; then PATCH, DELETE and updates are MAINTENANCE_CANCELLED",
     () =>
       Effect.gen(function* () {
-        const { alice } = yield* setup()
-        const { id: userId } = yield* me(alice)
+        const { alice } = yield* setup
+        const userId = alice.userId
         const made = yield* scheduled(alice, window("Doomed", -60, 3600))
         const before = Date.now()
         const reply = yield* cancel(alice, made.id)
         expect(reply.status, reply.text).toBe(200)
         expect(reply.headers.get("cache-control")).toBe("no-store")
-        const cancelled = reply.json as WindowBody
+        const cancelled = asWindow(reply)
         expect(cancelled).toMatchObject({ status: "cancelled", deleted_by: userId, title: "Doomed" })
         assert.isNotNull(cancelled.deleted_at)
         expect(Date.parse(cancelled.deleted_at)).toBeGreaterThanOrEqual(before - 1000)
-        expect((yield* alice.browser.request(`/api/v1/maintenance/${made.id}`)).json).toEqual(cancelled)
+        expect(asWindow(yield* alice.browser.request(`/api/v1/maintenance/${made.id}`))).toEqual(cancelled)
         expect((yield* list(alice, "?status=past")).data.map((w) => w.id)).toEqual([made.id])
         expect((yield* list(alice, "?status=active")).total).toBe(0)
 
@@ -337,18 +295,16 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive("updates: message and optional status, oldest first, up to 50, then MAINTENANCE_UPDATE_LIMIT", () =>
+  it.effect("updates: message and optional status, oldest first, up to 50, then MAINTENANCE_UPDATE_LIMIT", () =>
     Effect.gen(function* () {
-      const { server, alice } = yield* setup()
-      const { id: userId } = yield* me(alice)
+      const { server, alice } = yield* setup
+      const userId = alice.userId
       const made = yield* scheduled(alice, window("Long work", -60, 3600))
       const first = yield* postUpdate(alice, made.id, { message: "  Started  ", status: "in_progress" })
       expect(first.status, first.text).toBe(201)
-      expect((first.json as WindowBody).updates).toMatchObject([
-        { message: "Started", status: "in_progress", created_by: userId }
-      ])
+      expect(asWindow(first).updates).toMatchObject([{ message: "Started", status: "in_progress", created_by: userId }])
       const second = yield* postUpdate(alice, made.id, { message: "Halfway" })
-      expect((second.json as WindowBody).updates.map((u) => [u.message, u.status])).toEqual([
+      expect(asWindow(second).updates.map((u) => [u.message, u.status])).toEqual([
         ["Started", "in_progress"],
         ["Halfway", null]
       ])
@@ -393,7 +349,7 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
         field: null,
         details: { limit: 50 }
       })
-      const read = (yield* alice.browser.request(`/api/v1/maintenance/${made.id}`)).json as WindowBody
+      const read = asWindow(yield* alice.browser.request(`/api/v1/maintenance/${made.id}`))
       expect(read.updates).toHaveLength(50)
       expect(read.status).toBe("completed")
       expect(read.updates[0]?.message).toBe("Started")
@@ -405,11 +361,11 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("schedule refusals answer status, code and field path", () =>
+  it.effect("schedule refusals answer status, code and field path", () =>
     Effect.gen(function* () {
-      const { server, smtp, alice } = yield* setup()
+      const { alice } = yield* setup
       const web = yield* createTarget(alice, "web")
-      const bob = yield* signIn(server, smtp)
+      const bob = yield* Fixture.person({ label: "bob" })
       const bobs = yield* createTarget(bob, "bobs")
       const ok = window("ok", 60, 120)
       const cases: ReadonlyArray<readonly [Record<string, unknown>, number, string, string]> = [
@@ -454,10 +410,10 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("scopes: read lists and gets, write schedules, edits and posts updates, delete cancels", () =>
+  it.effect("scopes: read lists and gets, write schedules, edits and posts updates, delete cancels", () =>
     Effect.gen(function* () {
-      const { server, alice } = yield* setup()
-      const org = (yield* me(alice)).orgs[0]
+      const { server, alice } = yield* setup
+      const org = alice.org
       const json = (body: unknown, method = "POST", headers: Record<string, string> = {}) => ({
         method,
         headers: { "content-type": "application/json", ...headers },
@@ -477,7 +433,7 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
       })
       const created = yield* bearer(server, writer.token, "/api/v1/maintenance", json(body))
       expect(created.status, created.text).toBe(201)
-      const made = created.json as WindowBody
+      const made = asWindow(created)
       expect(made.write_source).toBe("api")
       expect((yield* bearer(server, reader.token, "/api/v1/maintenance")).status).toBe(200)
       expect((yield* bearer(server, reader.token, `/api/v1/maintenance/${made.id}`)).status).toBe(200)
@@ -501,7 +457,7 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
         `/api/v1/maintenance/${made.id}`,
         json({ title: "Token work (iac)" }, "PATCH", { "user-agent": "signalman-cli/0.1.0" })
       )
-      expect((fromCli.json as WindowBody).write_source).toBe("iac")
+      expect(asWindow(fromCli).write_source).toBe("iac")
       const update = yield* bearer(
         server,
         writer.token,
@@ -510,9 +466,9 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
       )
       expect(update.status).toBe(201)
       // An update is not an edit of the window: write_source stays as the last edit left it.
-      expect((update.json as WindowBody).write_source).toBe("iac")
+      expect(asWindow(update).write_source).toBe("iac")
       const fromUi = yield* patch(alice, made.id, { title: "Token work (ui)" })
-      expect((fromUi.json as WindowBody).write_source).toBe("ui")
+      expect(asWindow(fromUi).write_source).toBe("ui")
 
       const notDeleter = yield* bearer(server, writer.token, `/api/v1/maintenance/${made.id}`, { method: "DELETE" })
       expect(notDeleter.status).toBe(403)
@@ -523,15 +479,15 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
       expect(Http.envelope(yield* bearer(server, deleter.token, "/api/v1/maintenance")).code).toBe("INSUFFICIENT_SCOPE")
       const deleted = yield* bearer(server, deleter.token, `/api/v1/maintenance/${made.id}`, { method: "DELETE" })
       expect(deleted.status).toBe(200)
-      expect(deleted.json).toMatchObject({ status: "cancelled", write_source: "api" })
+      expect(asWindow(deleted)).toMatchObject({ status: "cancelled", write_source: "api" })
     })
   )
 
-  it.scopedLive("another org's window is 404 on get, PATCH, DELETE and updates, and absent from its list", () =>
+  it.effect("another org's window is 404 on get, PATCH, DELETE and updates, and absent from its list", () =>
     Effect.gen(function* () {
-      const { server, smtp, alice } = yield* setup()
+      const { alice } = yield* setup
       const mine = yield* scheduled(alice, window("alice's", 60, 3600))
-      const bob = yield* signIn(server, smtp)
+      const bob = yield* Fixture.person({ label: "bob" })
       for (const [method, path, json] of [
         ["GET", "", undefined],
         ["PATCH", "", { title: "bob's now" }],
@@ -553,75 +509,16 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
         field: "id"
       })
       expect(yield* list(bob, "")).toMatchObject({ total: 0, data: [] })
-      const untouched = (yield* alice.browser.request(`/api/v1/maintenance/${mine.id}`)).json as WindowBody
+      const untouched = asWindow(yield* alice.browser.request(`/api/v1/maintenance/${mine.id}`))
       expect(untouched).toMatchObject({ title: "alice's", status: "upcoming", updates: [] })
     })
   )
 
-  it.scopedLive(
-    "max_maintenance_windows: concurrent schedules settle at the limit; ended and cancelled windows are free; an override raises it",
-    () =>
-      Effect.gen(function* () {
-        // Overrides only raise a plan's figures, so the small limit is the plan's own; the override then lifts it.
-        const { server, alice } = yield* setup({ OPERATOR__ADMIN_TOKEN: ADMIN }, [
-          "UPDATE plans SET max_maintenance_windows = 3 WHERE id = 'free'"
-        ])
-        const { account_id: accountId, orgs } = yield* me(alice)
-        const first = yield* scheduled(alice, window("w0", 60, 3600))
-        const replies = yield* Effect.forEach(
-          [1, 2, 3, 4, 5],
-          (i) => schedule(alice, window(`w${i}`, 60 * i, 3600 * i)),
-          { concurrency: "unbounded" }
-        )
-        expect(replies.filter((r) => r.status === 201)).toHaveLength(2)
-        const refused = replies.filter((r) => r.status === 422)
-        expect(refused).toHaveLength(3)
-        assert.isDefined(refused[0])
-        expect(refusal(refused[0])).toEqual({ status: 422, code: "QUOTA_EXCEEDED", field: null })
-        expect(Http.envelope(refused[0]).details).toEqual({
-          quota: "max_maintenance_windows",
-          current: 3,
-          limit: 3,
-          plan: "free"
-        })
-        const events = yield* server.sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM quota_events WHERE name = 'max_maintenance_windows'
-        `
-        expect(events[0]?.n).toBe(3)
-        // The org's usage counts the same windows (read once: usage is cached per account).
-        const usage = (yield* alice.browser.request(`/api/v1/orgs/${orgs[0]?.id}/usage`)).json as {
-          quotas: Record<string, { current: number; limit: number }>
-        }
-        expect(usage.quotas["max_maintenance_windows"]).toEqual({ current: 3, limit: 3 })
-
-        // A cancelled window frees its place.
-        expect((yield* cancel(alice, first.id)).status).toBe(200)
-        const fourth = yield* scheduled(alice, window("after cancel", 60, 3600))
-        expect((yield* schedule(alice, window("over", 60, 3600))).status).toBe(422)
-        // So does one that has ended.
-        yield* setTimes(server, fourth.id, -7200, -3600)
-        expect((yield* schedule(alice, window("after end", 60, 3600))).status).toBe(201)
-        expect((yield* schedule(alice, window("over again", 60, 3600))).status).toBe(422)
-        expect((yield* list(alice, "")).total).toBe(5)
-
-        // The operator raises the account's figure: exactly one more fits.
-        const override = yield* Http.request(`${server.baseUrl}/operator/accounts/${accountId}/overrides`, {
-          method: "PUT",
-          headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-          body: JSON.stringify({ max_maintenance_windows: 4 })
-        })
-        expect(override.status, override.text).toBe(200)
-        expect((yield* schedule(alice, window("raised", 60, 3600))).status).toBe(201)
-        const full = yield* schedule(alice, window("raised over", 60, 3600))
-        expect(Http.envelope(full).details).toMatchObject({ current: 4, limit: 4 })
-      })
-  )
-
-  it.scopedLive(
+  it.effect(
     "suppressing: true only while a running, not cancelled window with suppress_alerts covers the monitor",
     () =>
       Effect.gen(function* () {
-        const { server, alice } = yield* setup()
+        const { server, alice } = yield* setup
         const web = yield* createTarget(alice, "web")
         const db = yield* createTarget(alice, "db")
         const api = yield* createTarget(alice, "api")
@@ -657,7 +554,7 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
         expect(yield* service.suppressing(web, yield* DateTime.now)).toBe(false)
 
         yield* setTimes(server, soon.id, -1, 600)
-        const running = (yield* alice.browser.request(`/api/v1/maintenance/${soon.id}`)).json as WindowBody
+        const running = asWindow(yield* alice.browser.request(`/api/v1/maintenance/${soon.id}`))
         expect(running.status).toBe("running")
         const startsAt = Date.parse(running.starts_at)
         expect(yield* suppressed(everyone)).toEqual([web, db])
@@ -687,3 +584,68 @@ describe(`maintenance windows (${TestDatabase.kind} database)`, () => {
       })
   )
 })
+
+// The plan row is the server's, and the quota events are counted server-wide: a server of its own.
+// Overrides only raise a plan's figures, so the small limit is the plan's own; the override then lifts it.
+Fixture.describe(
+  `maintenance windows quota (${TestDatabase.kind} database)`,
+  {
+    env: { OPERATOR__ADMIN_TOKEN: ADMIN },
+    sql: ["UPDATE plans SET max_maintenance_windows = 3 WHERE id = 'free'"]
+  },
+  (it) => {
+    it.effect(
+      "max_maintenance_windows: concurrent schedules settle at the limit; ended and cancelled windows are free; an override raises it",
+      () =>
+        Effect.gen(function* () {
+          const { server, alice } = yield* setup
+          const accountId = alice.accountId
+          const first = yield* scheduled(alice, window("w0", 60, 3600))
+          const replies = yield* Effect.forEach(
+            [1, 2, 3, 4, 5],
+            (i) => schedule(alice, window(`w${i}`, 60 * i, 3600 * i)),
+            { concurrency: "unbounded" }
+          )
+          expect(replies.filter((r) => r.status === 201)).toHaveLength(2)
+          const refused = replies.filter((r) => r.status === 422)
+          expect(refused).toHaveLength(3)
+          assert.isDefined(refused[0])
+          expect(refusal(refused[0])).toEqual({ status: 422, code: "QUOTA_EXCEEDED", field: null })
+          expect(Http.envelope(refused[0]).details).toEqual({
+            quota: "max_maintenance_windows",
+            current: 3,
+            limit: 3,
+            plan: "free"
+          })
+          const events = yield* server.sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM quota_events WHERE name = 'max_maintenance_windows'
+        `
+          expect(events[0]?.n).toBe(3)
+          // The org's usage counts the same windows (read once: usage is cached per account).
+          const usage = Http.decode(yield* alice.browser.request(`/api/v1/orgs/${alice.org.id}/usage`), OrgUsage)
+          expect(usage.quotas["max_maintenance_windows"]).toEqual({ current: 3, limit: 3 })
+
+          // A cancelled window frees its place.
+          expect((yield* cancel(alice, first.id)).status).toBe(200)
+          const fourth = yield* scheduled(alice, window("after cancel", 60, 3600))
+          expect((yield* schedule(alice, window("over", 60, 3600))).status).toBe(422)
+          // So does one that has ended.
+          yield* setTimes(server, fourth.id, -7200, -3600)
+          expect((yield* schedule(alice, window("after end", 60, 3600))).status).toBe(201)
+          expect((yield* schedule(alice, window("over again", 60, 3600))).status).toBe(422)
+          expect((yield* list(alice, "")).total).toBe(5)
+
+          // The operator raises the account's figure: exactly one more fits.
+          const override = yield* Http.request(`${server.baseUrl}/operator/accounts/${accountId}/overrides`, {
+            method: "PUT",
+            headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+            body: JSON.stringify({ max_maintenance_windows: 4 })
+          })
+          expect(override.status, override.text).toBe(200)
+          expect((yield* schedule(alice, window("raised", 60, 3600))).status).toBe(201)
+          const full = yield* schedule(alice, window("raised over", 60, 3600))
+          expect(Http.envelope(full).details).toMatchObject({ current: 4, limit: 4 })
+        })
+    )
+  }
+)

@@ -3,35 +3,31 @@
  * rules (INVALID_MANUAL_STATE on status and note, unknown keys), MANUAL_NOT_CONFIGURED on other kinds, the
  * `target.state_set` audit entry with the acting user, paused monitors, and `set_by` cleared when the setter is purged.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { expect } from "@effect/vitest"
+import { ManualState } from "@signalman/core/ManualState"
+import { Target } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import type { Person } from "../support/Identity.js"
-import { bearer, mintToken, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
+import type * as TestServer from "../support/TestServer.js"
 
-interface State {
-  readonly status: string
-  readonly note: string | null
-  readonly set_at: string
-  readonly set_by: string | null
-}
-
+/** A person of the test's own with a manual monitor; the monitor as sent, so its `created_at` is the wire string. */
 const setup = Effect.gen(function* () {
-  const smtp = yield* SmtpCatcher.make
-  const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
-  const alice = yield* signIn(server, smtp)
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person()
   const made = yield* alice.browser.request("/api/v1/targets", {
     json: { name: "office wifi", check: { type: "manual" } }
   })
   expect(made.status, made.text).toBe(201)
-  const target = made.json as { id: string; created_at: string }
-  const me = yield* alice.browser.request("/api/v1/me")
-  const userId = (me.json as { user?: { id: string }; id?: string }).user?.id ?? (me.json as { id: string }).id
-  return { server, alice, target, userId }
+  const target = Http.wire(made, Target)
+  return { server, alice, target, userId: alice.userId }
 })
+
+/** The state as sent (`set_at` as the server wrote it), once the contract's schema has read it. */
+const state = (reply: Http.Body) => Http.wire(reply, ManualState)
 
 const put = (person: Person, id: string, body: unknown) =>
   person.browser.request(`/api/v1/targets/${id}/state`, { method: "PUT", json: body })
@@ -45,24 +41,24 @@ const audits = (server: TestServer.Running, id: string) =>
 /** The audit entry is written after the set's transaction; give it a moment. */
 const settled = Effect.sleep("150 millis")
 
-describe(`manual monitors (${TestDatabase.kind} database)`, () => {
-  it.scopedLive(
+Fixture.describe(`manual monitors (${TestDatabase.kind} database)`, (it) => {
+  it.effect(
     "up (initial): GET is up since creation, set_by null; PUT degraded then down moves it, audited with the user",
     () =>
       Effect.gen(function* () {
         const { server, alice, target, userId } = yield* setup
         const initial = yield* alice.browser.request(`/api/v1/targets/${target.id}/state`)
         expect(initial.status).toBe(200)
-        expect(initial.json).toEqual({ status: "up", note: null, set_at: target.created_at, set_by: null })
+        expect(state(initial)).toEqual({ status: "up", note: null, set_at: target.created_at, set_by: null })
         const degraded = yield* put(alice, target.id, { status: "degraded", note: "  slow uplink \n" })
         expect(degraded.status, degraded.text).toBe(200)
-        const state = degraded.json as State
-        expect(state.status).toBe("degraded")
-        expect(state.note).toBe("slow uplink")
-        expect(state.set_by).toBe(userId)
-        expect(Date.parse(state.set_at)).toBeGreaterThan(Date.parse(target.created_at))
+        const set = state(degraded)
+        expect(set.status).toBe("degraded")
+        expect(set.note).toBe("slow uplink")
+        expect(set.set_by).toBe(userId)
+        expect(Date.parse(set.set_at)).toBeGreaterThan(Date.parse(target.created_at))
         const down = yield* put(alice, target.id, { status: "down", note: "uplink cut" })
-        expect((down.json as State).status).toBe("down")
+        expect(state(down).status).toBe("down")
         yield* settled
         const entries = yield* audits(server, target.id)
         expect(entries.map((e) => [e.user_id, e.details.before, e.details.after])).toEqual([
@@ -72,29 +68,29 @@ describe(`manual monitors (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive(
+  it.effect(
     "degraded or down: PUT up moves it back; any: the same status and note writes nothing, no audit entry",
     () =>
       Effect.gen(function* () {
         const { server, alice, target } = yield* setup
-        const first = (yield* put(alice, target.id, { status: "down", note: "flooded" })).json as State
+        const first = state(yield* put(alice, target.id, { status: "down", note: "flooded" }))
         const again = yield* put(alice, target.id, { status: "down", note: "flooded " })
-        expect(again.json).toEqual(first)
+        expect(state(again)).toEqual(first)
         const row = yield* server.sql<{ set_at: Date }>`SELECT set_at FROM manual_states WHERE target_id = ${target.id}`
         expect(row[0]?.set_at.toISOString()).toBe(first.set_at)
         // A note alone is a change.
-        const renoted = (yield* put(alice, target.id, { status: "down", note: "flooded, pumps on" })).json as State
+        const renoted = state(yield* put(alice, target.id, { status: "down", note: "flooded, pumps on" }))
         expect(renoted.note).toBe("flooded, pumps on")
-        const up = (yield* put(alice, target.id, { status: "up" })).json as State
+        const up = state(yield* put(alice, target.id, { status: "up" }))
         expect(up).toMatchObject({ status: "up", note: null })
-        const cleared = (yield* put(alice, target.id, { status: "up", note: "" })).json as State
+        const cleared = state(yield* put(alice, target.id, { status: "up", note: "" }))
         expect(cleared).toEqual(up)
         yield* settled
         expect((yield* audits(server, target.id)).length).toBe(3)
       })
   )
 
-  it.scopedLive(
+  it.effect(
     "a bad status or note is 400 INVALID_MANUAL_STATE naming the field; unknown keys 422; nothing written",
     () =>
       Effect.gen(function* () {
@@ -127,7 +123,7 @@ describe(`manual monitors (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive(
+  it.effect(
     "either state route on another kind is 404 MANUAL_NOT_CONFIGURED; scopes targets:read and targets:write",
     () =>
       Effect.gen(function* () {
@@ -135,7 +131,7 @@ describe(`manual monitors (${TestDatabase.kind} database)`, () => {
         const heartbeat = yield* alice.browser.request("/api/v1/targets", {
           json: { name: "cron", check: { type: "heartbeat", period: 3600, grace: 60 } }
         })
-        const other = (heartbeat.json as { id: string }).id
+        const other = Http.expectOk(heartbeat, Target, 201).id
         for (const reply of [
           yield* alice.browser.request(`/api/v1/targets/${other}/state`),
           yield* put(alice, other, { status: "down" })
@@ -143,8 +139,7 @@ describe(`manual monitors (${TestDatabase.kind} database)`, () => {
           expect(reply.status).toBe(404)
           expect(Http.envelope(reply).code).toBe("MANUAL_NOT_CONFIGURED")
         }
-        const me = (yield* alice.browser.request("/api/v1/me")).json as { active_org: { id: string } }
-        const reader = yield* mintToken(alice, { scopes: ["targets:read"], org_id: me.active_org.id })
+        const reader = yield* mintToken(alice, { scopes: ["targets:read"], org_id: alice.org.id })
         expect((yield* bearer(server, reader.token, `/api/v1/targets/${target.id}/state`)).status).toBe(200)
         const refused = yield* bearer(server, reader.token, `/api/v1/targets/${target.id}/state`, {
           method: "PUT",
@@ -159,7 +154,7 @@ describe(`manual monitors (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive(
+  it.effect(
     "a paused monitor keeps the set state (audited) and reports it when it runs again; set_by is cleared when the setter is purged",
     () =>
       Effect.gen(function* () {
@@ -176,7 +171,7 @@ describe(`manual monitors (${TestDatabase.kind} database)`, () => {
         expect(entries.length).toBe(1)
         expect(entries[0]?.details).toMatchObject({ running: false })
         const kept = yield* alice.browser.request(`/api/v1/targets/${target.id}/state`)
-        expect(kept.json).toMatchObject({ status: "degraded", set_by: userId })
+        expect(state(kept)).toMatchObject({ status: "degraded", set_by: userId })
         // The account purge deletes the user row; the state stays, its setter forgotten.
         yield* server.sql`DELETE FROM users WHERE id = ${userId}`
         const rows = yield* server.sql<{ status: string; set_by: string | null }>`

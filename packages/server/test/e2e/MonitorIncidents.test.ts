@@ -4,47 +4,43 @@
  * down opens one, a set to degraded then down raises it with a note, and a set back to up closes it. Results are
  * stored for both, so their history and uptime read like any monitor's.
  */
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
+import { IncidentDetail, IncidentPage } from "@signalman/core/api/Incidents"
+import { ResultPage } from "@signalman/core/api/Results"
+import { HeartbeatRecord } from "@signalman/core/heartbeat/HeartbeatRecord"
+import { Target } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
-import { type Person, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import type { Person } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
-
-interface IncidentBody {
-  readonly id: string
-  readonly impact: string
-  readonly ended_at: string | null
-}
 
 const setup = Effect.gen(function* () {
-  const smtp = yield* SmtpCatcher.make
-  const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
-  const alice = yield* signIn(server, smtp)
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person()
   return { server, alice }
 })
 
 const create = (person: Person, body: Record<string, unknown>) =>
   Effect.map(person.browser.request("/api/v1/targets", { json: body }), (reply) => {
     expect(reply.status, reply.text).toBe(201)
-    return (reply.json as { id: string }).id
+    return Http.decode(reply, Target).id
   })
 
 const incidents = (person: Person, target: string) =>
   Effect.map(
     person.browser.request(`/api/v1/incidents?target_id=${target}&status=all`),
-    (reply) => (reply.json as { data: Array<IncidentBody> }).data
+    (reply) => Http.decode(reply, IncidentPage).data
   )
 
 const results = (person: Person, target: string) =>
   Effect.map(
     person.browser.request(`/api/v1/targets/${target}/results`),
-    (reply) => (reply.json as { data: Array<{ status: string; region: string }> }).data
+    (reply) => Http.decode(reply, ResultPage).data
   )
 
-describe(`incidents of heartbeat and manual monitors (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("a heartbeat's /fail opens an incident at once and a success closes it", () =>
+Fixture.describe(`incidents of heartbeat and manual monitors (${TestDatabase.kind} database)`, (it) => {
+  it.effect("a heartbeat's /fail opens an incident at once and a success closes it", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
       const id = yield* create(alice, {
@@ -52,7 +48,7 @@ describe(`incidents of heartbeat and manual monitors (${TestDatabase.kind} datab
         check: { type: "heartbeat", period: 3600, grace: 300 },
         alert_confirmations: 3
       })
-      const record = (yield* alice.browser.request(`/api/v1/targets/${id}/heartbeat`)).json as { ping_url: string }
+      const record = Http.decode(yield* alice.browser.request(`/api/v1/targets/${id}/heartbeat`), HeartbeatRecord)
       const ping = (suffix: string) =>
         Http.request(`${server.baseUrl}${new URL(record.ping_url).pathname}${suffix}`, { method: "POST" })
       expect((yield* ping("")).status).toBe(200)
@@ -72,7 +68,7 @@ describe(`incidents of heartbeat and manual monitors (${TestDatabase.kind} datab
     })
   )
 
-  it.scopedLive("a manual monitor set down opens an incident, degraded to down raises it, up closes it", () =>
+  it.effect("a manual monitor set down opens an incident, degraded to down raises it, up closes it", () =>
     Effect.gen(function* () {
       const { alice } = yield* setup
       const id = yield* create(alice, { name: "vendor API", check: { type: "manual" } })
@@ -92,9 +88,7 @@ describe(`incidents of heartbeat and manual monitors (${TestDatabase.kind} datab
       const [raised] = yield* incidents(alice, id)
       expect(raised?.id).toBe(degraded.id)
       expect(raised?.impact).toBe("major_outage")
-      const detail = (yield* alice.browser.request(`/api/v1/incidents/${degraded.id}`)).json as {
-        updates: Array<{ message: string }>
-      }
+      const detail = Http.decode(yield* alice.browser.request(`/api/v1/incidents/${degraded.id}`), IncidentDetail)
       expect(detail.updates.map((u) => u.message).join("\n")).toContain("vendor outage confirmed")
       yield* set("up")
       const [closed] = yield* incidents(alice, id)

@@ -4,14 +4,16 @@
  * delivers the opening and the recovery to a webhook (signature and all) and to a real SMTP server.
  */
 import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
+import { DeliveryLog, IncidentPage } from "@signalman/core/api/Incidents"
+import { Uptime } from "@signalman/core/api/Results"
+import { CreatedChannel } from "@signalman/core/Channel"
+import { Target } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as FakeReceiver from "../support/FakeReceiver.js"
-import { signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import * as Fixture from "../support/Fixture.js"
+import * as Reply from "../support/Http.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
 
 /** An origin whose answer the test sets: 200 while up, 500 while down (a 503 would be degraded, not down). */
 const flippableOrigin = Effect.gen(function* () {
@@ -35,15 +37,10 @@ const flippableOrigin = Effect.gen(function* () {
           })
       )
   )
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`, state }
+  const address = server.address()
+  if (address === null || typeof address === "string") return yield* Effect.dieMessage("the origin has no TCP address")
+  return { url: `http://127.0.0.1:${address.port}/health`, state }
 })
-
-interface IncidentBody {
-  readonly id: string
-  readonly target_id: string
-  readonly started_at: string
-  readonly ended_at: string | null
-}
 
 /** Polls `read` until `done` holds, bounded. */
 const eventually = <A>(read: Effect.Effect<A>, done: (a: A) => boolean, timeoutMs = 30_000) =>
@@ -58,25 +55,27 @@ const eventually = <A>(read: Effect.Effect<A>, done: (a: A) => boolean, timeoutM
     }
   })
 
-describe(`monitoring pipeline (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("an origin going down opens an incident and pages; coming back closes it and says so", () =>
+// The origin and the webhook receiver are the test's own (its URLs go in the monitor and the channel, not in the
+// server's settings); the server polls fast so the pipeline turns in seconds.
+const env = {
+  CHECKER__ALLOW_PRIVATE_TARGETS: "true",
+  SCHEDULER__POLL_INTERVAL_MS: "100",
+  NOTIFIER__POLL_INTERVAL_MS: "100",
+  INCIDENTS__TICK_INTERVAL_SECS: "1"
+}
+
+Fixture.describe(`monitoring pipeline (${TestDatabase.kind} database)`, { env }, (it) => {
+  // Scoped: the origin and the receiver close with the test.
+  it.scoped("an origin going down opens an incident and pages; coming back closes it and says so", () =>
     Effect.gen(function* () {
-      const smtp = yield* SmtpCatcher.make
+      const { server, smtp } = yield* Fixture.Fixture
       const hook = yield* FakeReceiver.make()
       const origin = yield* flippableOrigin
-      const server = yield* TestServer.start({
-        MAIL__SMTP_URL: smtp.url,
-        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-        CHECKER__ALLOW_PRIVATE_TARGETS: "true",
-        SCHEDULER__POLL_INTERVAL_MS: "100",
-        NOTIFIER__POLL_INTERVAL_MS: "100",
-        INCIDENTS__TICK_INTERVAL_SECS: "1"
-      })
-      const alice = yield* signIn(server, smtp)
+      const alice = yield* Fixture.person()
       const channel = (body: Record<string, unknown>) =>
         Effect.map(alice.browser.request("/api/v1/channels", { json: body }), (reply) => {
           expect(reply.status, reply.text).toBe(201)
-          return reply.json as { id: string }
+          return Reply.decode(reply, CreatedChannel)
         })
       const webhook = yield* channel({ name: "hook", kind: "webhook", config: { url: `${hook.url}/events` } })
       const email = yield* channel({ name: "oncall", kind: "email", config: { addresses: ["oncall@example.com"] } })
@@ -90,13 +89,13 @@ describe(`monitoring pipeline (${TestDatabase.kind} database)`, () => {
         }
       })
       expect(created.status, created.text).toBe(201)
-      const target = (created.json as { id: string }).id
+      const target = Reply.decode(created, Target).id
       // Checked every second rather than the plan's floor, so the test takes seconds.
       yield* server.sql`UPDATE targets SET interval_secs = 1 WHERE id = ${target}`
 
       const incidents = Effect.map(
         alice.browser.request(`/api/v1/incidents?target_id=${target}&status=all`),
-        (reply) => (reply.json as { data: Array<IncidentBody> }).data
+        (reply) => Reply.wire(reply, IncidentPage).data
       )
       yield* Effect.sleep("2500 millis")
       expect(yield* incidents).toEqual([])
@@ -129,14 +128,12 @@ describe(`monitoring pipeline (${TestDatabase.kind} database)`, () => {
       const log = yield* eventually(
         Effect.map(
           alice.browser.request(`/api/v1/incidents/${opened.id}/deliveries`),
-          (reply) => (reply.json as { data: Array<{ status: string; notice_kind: string }> }).data
+          (reply) => Reply.wire(reply, DeliveryLog).data
         ),
         (rows) => rows.length === 4 && rows.every((row) => row.status === "delivered")
       )
       expect(log.map((row) => row.notice_kind).sort()).toEqual(["opened", "opened", "recovered", "recovered"])
-      const uptime = (yield* alice.browser.request(`/api/v1/targets/${target}/uptime`)).json as {
-        uptime_pct: number | null
-      }
+      const uptime = Reply.decode(yield* alice.browser.request(`/api/v1/targets/${target}/uptime`), Uptime)
       expect(uptime.uptime_pct).not.toBeNull()
       expect(uptime.uptime_pct).toBeLessThan(100)
     })

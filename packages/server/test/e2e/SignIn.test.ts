@@ -1,30 +1,21 @@
 /**
  * Signing in by magic link, with mail caught by a real SMTP server: the link, the code, the refusals.
  */
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
+import { ApiToken, CreatedApiToken, Me, Sent, SignedIn } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Browser from "../support/Browser.js"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import * as SmtpCatcher from "../support/SmtpCatcher.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
 
-interface Env {
-  readonly server: TestServer.Running
-  readonly smtp: SmtpCatcher.SmtpCatcher
-}
+// These tests sign in by hand, not through Fixture.person: the flow itself is what they check.
+type Env = Fixture.Running
 
-// One server per test file, with mail going to the catcher and no per-address throttle unless a test asks.
-const environment = (settings: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const smtp = yield* SmtpCatcher.make
-    const server = yield* TestServer.start({
-      MAIL__SMTP_URL: smtp.url,
-      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-      ...settings
-    })
-    return { server, smtp } satisfies Env
-  })
+/** `GET /api/v1/me/api-tokens`: the contract declares its answer inline (api/Me.ts), so it is spelt here. */
+const TokenList = Schema.Struct({ data: Schema.Array(ApiToken) })
 
 let n = 0
 const address = (label: string) => `${label}-${Date.now()}-${n++}@example.com`
@@ -47,15 +38,15 @@ const pathOf = (link: string) => {
   return `${url.pathname}${url.search}`
 }
 
-describe(`magic-link sign-in (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("a new address signs in by the mailed link, mints a token and calls /me with it", () =>
+Fixture.describe(`magic-link sign-in (${TestDatabase.kind} database)`, (it) => {
+  it.effect("a new address signs in by the mailed link, mints a token and calls /me with it", () =>
     Effect.gen(function* () {
-      const env = yield* environment()
+      const env = yield* Fixture.Fixture
       const browser = Browser.make(env.server.baseUrl)
       const email = address("alice")
       const asked = yield* requestLink(browser, email)
       expect(asked.status).toBe(200)
-      expect(asked.json).toEqual({ sent: true })
+      expect(Http.wire(asked, Sent)).toEqual({ sent: true })
       const { link } = yield* mailFor(env, email)
       // The link is on the public base URL, which by default is this host at the port the server bound.
       expect(new URL(link).port).toBe(new URL(env.server.baseUrl).port)
@@ -73,12 +64,7 @@ describe(`magic-link sign-in (${TestDatabase.kind} database)`, () => {
 
       const me = yield* browser.request("/api/v1/me")
       expect(me.status).toBe(200)
-      const body = me.json as {
-        email: string
-        email_verified: boolean
-        orgs: Array<{ role: string }>
-        auth: { kind: string }
-      }
+      const body = Http.decode(me, Me)
       expect(body.email).toBe(email)
       expect(body.email_verified).toBe(true)
       expect(body.orgs).toHaveLength(1)
@@ -89,7 +75,7 @@ describe(`magic-link sign-in (${TestDatabase.kind} database)`, () => {
         json: { name: "deploys", scopes: ["targets:read", "not-a-scope"], expires_in_days: 30 }
       })
       expect(created.status).toBe(201)
-      const token = created.json as { token: string; prefix: string; scopes: Array<string>; expires_at: string }
+      const token = Http.decode(created, CreatedApiToken)
       expect(token.token).toMatch(/^sm_live_[A-Za-z0-9_-]{43}$/)
       expect(token.prefix).toBe(token.token.slice(0, 16))
       expect(token.scopes).toEqual(["targets:read"])
@@ -99,7 +85,7 @@ describe(`magic-link sign-in (${TestDatabase.kind} database)`, () => {
         headers: { authorization: `Bearer ${token.token}` }
       })
       expect(viaToken.status).toBe(200)
-      expect((viaToken.json as { email: string; auth: { kind: string; scopes: Array<string> } }).auth).toEqual({
+      expect(Http.decode(viaToken, Me).auth).toEqual({
         kind: "token",
         scopes: ["targets:read"]
       })
@@ -107,13 +93,13 @@ describe(`magic-link sign-in (${TestDatabase.kind} database)`, () => {
 
       const listed = yield* browser.request("/api/v1/me/api-tokens")
       expect(JSON.stringify(listed.json)).not.toContain(token.token)
-      expect((listed.json as { data: Array<{ prefix: string }> }).data[0]?.prefix).toBe(token.prefix)
+      expect(Http.decode(listed, TokenList).data[0]?.prefix).toBe(token.prefix)
     })
   )
 
-  it.scopedLive("the code signs in only in the browser that asked, with one attempt; the link survives a miss", () =>
+  it.effect("the code signs in only in the browser that asked, with one attempt; the link survives a miss", () =>
     Effect.gen(function* () {
-      const env = yield* environment()
+      const env = yield* Fixture.Fixture
       const asker = Browser.make(env.server.baseUrl)
       const other = Browser.make(env.server.baseUrl)
       const email = address("bob")
@@ -148,9 +134,9 @@ describe(`magic-link sign-in (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("the code in the asking browser signs in, ignoring case and separators", () =>
+  it.effect("the code in the asking browser signs in, ignoring case and separators", () =>
     Effect.gen(function* () {
-      const env = yield* environment()
+      const env = yield* Fixture.Fixture
       const browser = Browser.make(env.server.baseUrl)
       const email = address("carol")
       yield* requestLink(browser, email, { redirect_after: "/settings/account" })
@@ -158,15 +144,39 @@ describe(`magic-link sign-in (${TestDatabase.kind} database)`, () => {
       const typed = `${code.slice(0, 3).toLowerCase()}-${code.slice(3)}`
       const redeemed = yield* browser.request("/auth/magic-link/code", { json: { code: typed } })
       expect(redeemed.status).toBe(200)
-      expect(redeemed.json).toEqual({ redirect: "/settings/account" })
+      expect(Http.wire(redeemed, SignedIn)).toEqual({ redirect: "/settings/account" })
       expect(browser.cookies.has("_sm_session")).toBe(true)
       expect(browser.cookies.has("_sm_ml_code")).toBe(false)
     })
   )
 
-  it.scopedLive("a replayed, expired or superseded link is the 410 page, never a JSON error", () =>
+  it.effect("every address gets the same answer; only plausible ones get mail", () =>
     Effect.gen(function* () {
-      const env = yield* environment()
+      const env = yield* Fixture.Fixture
+      const browser = Browser.make(env.server.baseUrl)
+      const known = address("erin")
+      yield* requestLink(browser, known)
+      yield* mailFor(env, known)
+      const answers = []
+      for (const email of [known, address("nobody"), "not an address", ""]) {
+        const reply = yield* requestLink(browser, email)
+        answers.push([reply.status, reply.text, reply.headers.getSetCookie().map((c) => c.replace(/=[^;]*/, "=…"))])
+      }
+      expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1)
+      const rows = yield* env.server.sql<{
+        n: number
+      }>`SELECT count(*)::int AS n FROM magic_links WHERE email = 'not an address'`
+      expect(rows[0]?.n).toBe(0)
+    })
+  )
+})
+
+// Each block below reads what is global to its server (every failed or successful attempt, every user) or needs
+// settings the others must not have, so it starts a server of its own.
+Fixture.describe(`magic-link failures logged (${TestDatabase.kind} database)`, (it) => {
+  it.effect("a replayed, expired or superseded link is the 410 page, never a JSON error", () =>
+    Effect.gen(function* () {
+      const env = yield* Fixture.Fixture
       const browser = Browser.make(env.server.baseUrl)
       const email = address("dave")
       yield* requestLink(browser, email)
@@ -206,30 +216,12 @@ describe(`magic-link sign-in (${TestDatabase.kind} database)`, () => {
       ])
     })
   )
+})
 
-  it.scopedLive("every address gets the same answer; only plausible ones get mail", () =>
+Fixture.describe(`magic-link sessions replaced (${TestDatabase.kind} database)`, (it) => {
+  it.effect("signing in replaces a pre-login session (fixation defence) and logs the attempt with hashes", () =>
     Effect.gen(function* () {
-      const env = yield* environment()
-      const browser = Browser.make(env.server.baseUrl)
-      const known = address("erin")
-      yield* requestLink(browser, known)
-      yield* mailFor(env, known)
-      const answers = []
-      for (const email of [known, address("nobody"), "not an address", ""]) {
-        const reply = yield* requestLink(browser, email)
-        answers.push([reply.status, reply.text, reply.headers.getSetCookie().map((c) => c.replace(/=[^;]*/, "=…"))])
-      }
-      expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1)
-      const rows = yield* env.server.sql<{
-        n: number
-      }>`SELECT count(*)::int AS n FROM magic_links WHERE email = 'not an address'`
-      expect(rows[0]?.n).toBe(0)
-    })
-  )
-
-  it.scopedLive("signing in replaces a pre-login session (fixation defence) and logs the attempt with hashes", () =>
-    Effect.gen(function* () {
-      const env = yield* environment()
+      const env = yield* Fixture.Fixture
       const browser = Browser.make(env.server.baseUrl)
       const email = address("frank")
       yield* requestLink(browser, email)
@@ -263,51 +255,69 @@ describe(`magic-link sign-in (${TestDatabase.kind} database)`, () => {
       expect(attempts.some((a) => a.user_agent_hash !== null && !a.user_agent_hash.includes("TestBrowser"))).toBe(true)
     })
   )
+})
 
-  it.scopedLive("with auth.open_signup off an unknown address gets the same 410 page; a known one signs in", () =>
-    Effect.gen(function* () {
-      const env = yield* environment({ AUTH__OPEN_SIGNUP: "false" })
-      const browser = Browser.make(env.server.baseUrl)
-      const stranger = address("stranger")
-      yield* requestLink(browser, stranger)
-      const refused = yield* browser.request(pathOf((yield* mailFor(env, stranger)).link))
-      expect(refused.status).toBe(410)
-      const users = yield* env.server.sql<{ n: number }>`SELECT count(*)::int AS n FROM users`
-      expect(users[0]?.n).toBe(0)
-    })
-  )
+Fixture.describe(
+  `magic-link sign-in, signup closed (${TestDatabase.kind} database)`,
+  { env: { AUTH__OPEN_SIGNUP: "false" } },
+  (it) => {
+    it.effect("with auth.open_signup off an unknown address gets the same 410 page; a known one signs in", () =>
+      Effect.gen(function* () {
+        const env = yield* Fixture.Fixture
+        const browser = Browser.make(env.server.baseUrl)
+        const stranger = address("stranger")
+        yield* requestLink(browser, stranger)
+        const refused = yield* browser.request(pathOf((yield* mailFor(env, stranger)).link))
+        expect(refused.status).toBe(410)
+        const users = yield* env.server.sql<{ n: number }>`SELECT count(*)::int AS n FROM users`
+        expect(users[0]?.n).toBe(0)
+      })
+    )
+  }
+)
 
-  it.scopedLive("per-address throttle: one mail per window, and only the earliest of concurrent requests mails", () =>
-    Effect.gen(function* () {
-      const env = yield* environment({ AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "60" })
-      const email = address("grace")
-      const replies = yield* Effect.forEach(
-        Array.from({ length: 5 }, () => Browser.make(env.server.baseUrl)),
-        (b) => requestLink(b, email),
-        { concurrency: "unbounded" }
-      )
-      expect(replies.every((r) => r.status === 200)).toBe(true)
-      yield* Effect.sleep("500 millis")
-      expect(env.smtp.mails().filter((m) => m.to === email)).toHaveLength(1)
-      const rows = yield* env.server.sql<{ n: number; mailed: number }>`
+Fixture.describe(
+  `magic-link throttle (${TestDatabase.kind} database)`,
+  { env: { AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "60" } },
+  (it) => {
+    it.effect("per-address throttle: one mail per window, and only the earliest of concurrent requests mails", () =>
+      Effect.gen(function* () {
+        const env = yield* Fixture.Fixture
+        const email = address("grace")
+        const replies = yield* Effect.forEach(
+          Array.from({ length: 5 }, () => Browser.make(env.server.baseUrl)),
+          (b) => requestLink(b, email),
+          { concurrency: "unbounded" }
+        )
+        expect(replies.every((r) => r.status === 200)).toBe(true)
+        yield* Effect.sleep("500 millis")
+        expect(env.smtp.mails().filter((m) => m.to === email)).toHaveLength(1)
+        const rows = yield* env.server.sql<{ n: number; mailed: number }>`
         SELECT count(*)::int AS n, count(*) FILTER (WHERE mailed)::int AS mailed FROM magic_links WHERE email = ${email}
       `
-      expect(rows[0]).toEqual({ n: 5, mailed: 1 })
-      const [earliest] = yield* env.server.sql<{ mailed: boolean }>`
+        expect(rows[0]).toEqual({ n: 5, mailed: 1 })
+        const [earliest] = yield* env.server.sql<{ mailed: boolean }>`
         SELECT mailed FROM magic_links WHERE email = ${email} ORDER BY created_at, id LIMIT 1
       `
-      expect(earliest?.mailed).toBe(true)
-    })
-  )
-
-  it.scopedLive("with magic links not among auth.enabled_methods the routes answer 404", () =>
-    Effect.gen(function* () {
-      const env = yield* environment({ AUTH__ENABLED_METHODS: "passkey" })
-      const reply = yield* Browser.make(env.server.baseUrl).request("/auth/magic-link/request", {
-        json: { email: address("henry") }
+        expect(earliest?.mailed).toBe(true)
       })
-      expect(reply.status).toBe(404)
-      expect(Http.envelope(reply).code).toBe("AUTH_METHOD_UNAVAILABLE")
-    })
-  )
-})
+    )
+  }
+)
+
+Fixture.describe(
+  `magic-link disabled (${TestDatabase.kind} database)`,
+  { env: { AUTH__ENABLED_METHODS: "passkey" } },
+  (it) => {
+    it.effect("with magic links not among auth.enabled_methods the routes answer 404", () =>
+      Effect.gen(function* () {
+        const env = yield* Fixture.Fixture
+        const reply = yield* Browser.make(env.server.baseUrl).request("/auth/magic-link/request", {
+          json: { email: address("henry") }
+        })
+        expect(reply.status).toBe(404)
+        expect(Http.envelope(reply).code).toBe("AUTH_METHOD_UNAVAILABLE")
+      })
+    )
+  }
+)

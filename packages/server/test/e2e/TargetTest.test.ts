@@ -3,15 +3,14 @@
  */
 
 import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
-import { describe, expect, it } from "@effect/vitest"
+import { expect } from "@effect/vitest"
+import { CheckResult } from "@signalman/core/CheckResult"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as Fixture from "../support/Fixture.js"
 import * as Reply from "../support/Http.js"
-import { bearer, mintToken, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken, type Person } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
 
 /** A loopback HTTP server answering each path with a chosen status. */
 const origin: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
@@ -29,58 +28,93 @@ const origin: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
       })
   ),
   (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
-).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))
-
-const setup = (settings: Record<string, string>) =>
-  Effect.gen(function* () {
-    const smtp = yield* SmtpCatcher.make
-    const server = yield* TestServer.start({
-      MAIL__SMTP_URL: smtp.url,
-      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-      ...settings
-    })
-    const alice = yield* signIn(server, smtp)
-    const test = (check: unknown) => alice.browser.request("/api/v1/targets/test", { json: { check } })
-    return { server, smtp, alice, test }
+).pipe(
+  Effect.flatMap((server) => {
+    const address = server.address()
+    return address === null || typeof address === "string"
+      ? Effect.dieMessage("the origin has no TCP address")
+      : Effect.succeed(`http://127.0.0.1:${address.port}`)
   })
+)
 
-describe(`POST /api/v1/targets/test (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("runs the check once and answers its result, nothing stored", () =>
+const testCheck = (person: Person, check: unknown) =>
+  person.browser.request("/api/v1/targets/test", { json: { check } })
+
+const setup = Effect.gen(function* () {
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person()
+  const test = (check: unknown) => testCheck(alice, check)
+  return { server, alice, test }
+})
+
+// The origin is on loopback: checks against it run only on a server that allows private targets.
+Fixture.describe(
+  `POST /api/v1/targets/test against loopback (${TestDatabase.kind} database)`,
+  { env: { CHECKER__ALLOW_PRIVATE_TARGETS: "true" } },
+  (it) => {
+    it.scoped("runs the check once and answers its result, nothing stored", () =>
+      Effect.gen(function* () {
+        const { test } = yield* setup
+        const base = yield* origin
+        const up = yield* test({ type: "http", url: `${base}/ok`, expected_body_contains: "good" })
+        expect(up.status).toBe(200)
+        // As sent, so `checked_at` is the string the server wrote.
+        const result = Reply.wire(up, CheckResult)
+        expect(result.status).toBe("up")
+        expect(result.error).toBeNull()
+        expect(result.details?.["status_code"]).toBe(200)
+        expect(result.region).toBe("local")
+        expect(result.checked_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+        expect(result.phases?.connect_ms).toBeGreaterThanOrEqual(0)
+        expect(up.headers.get("cache-control")).toBe("no-store")
+
+        const degraded = Reply.decode(yield* test({ type: "http", url: `${base}/busy` }), CheckResult)
+        expect(degraded).toMatchObject({ status: "degraded", error: "rate-limited 503 (Retry-After: 120)" })
+        const down = Reply.decode(yield* test({ type: "http", url: `${base}/missing` }), CheckResult)
+        expect(down.status).toBe("down")
+        const port = new URL(base).port
+        const tcp = Reply.decode(yield* test({ type: "tcp", host: "127.0.0.1", port: Number(port) }), CheckResult)
+        expect(tcp.status).toBe("up")
+      })
+    )
+
+    it.scoped("a token needs targets:execute and an org: INSUFFICIENT_SCOPE, ORG_REQUIRED", () =>
+      Effect.gen(function* () {
+        const { server, alice } = yield* setup
+        const base = yield* origin
+        const body = {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ check: { type: "http", url: `${base}/ok` } })
+        }
+        const writer = yield* mintToken(alice, { scopes: ["targets:write"], org_id: alice.org.id })
+        const refused = yield* bearer(server, writer.token, "/api/v1/targets/test", body)
+        expect(refused.status).toBe(403)
+        expect(Reply.envelope(refused)).toMatchObject({
+          code: "INSUFFICIENT_SCOPE",
+          details: { required: "targets:execute" }
+        })
+
+        const unbound = yield* mintToken(alice, { scopes: ["targets:execute"] })
+        const noOrg = yield* bearer(server, unbound.token, "/api/v1/targets/test", body)
+        expect(noOrg.status).toBe(400)
+        expect(Reply.envelope(noOrg).code).toBe("ORG_REQUIRED")
+        const withOrg = yield* bearer(server, unbound.token, "/api/v1/targets/test", {
+          ...body,
+          headers: { ...body.headers, "x-signalman-org": alice.org.slug }
+        })
+        expect(withOrg.status).toBe(200)
+        expect(Reply.decode(withOrg, CheckResult).status).toBe("up")
+      })
+    )
+  }
+)
+
+// The server's defaults: private addresses refused, flows off.
+Fixture.describe(`POST /api/v1/targets/test refusals (${TestDatabase.kind} database)`, (it) => {
+  it.effect("refusals before anything runs: blocked literals, ip_version, no probe, flows off, variables", () =>
     Effect.gen(function* () {
-      const { test } = yield* setup({ CHECKER__ALLOW_PRIVATE_TARGETS: "true" })
-      const base = yield* origin
-      const up = yield* test({ type: "http", url: `${base}/ok`, expected_body_contains: "good" })
-      expect(up.status).toBe(200)
-      const result = up.json as {
-        status: string
-        duration_ms: number
-        error: string | null
-        details: { status_code: number }
-        phases: { total_ms: number; connect_ms: number }
-        checked_at: string
-        region: string
-      }
-      expect(result.status).toBe("up")
-      expect(result.error).toBeNull()
-      expect(result.details.status_code).toBe(200)
-      expect(result.region).toBe("local")
-      expect(result.checked_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
-      expect(result.phases.connect_ms).toBeGreaterThanOrEqual(0)
-      expect(up.headers.get("cache-control")).toBe("no-store")
-
-      const degraded = (yield* test({ type: "http", url: `${base}/busy` })).json as { status: string; error: string }
-      expect(degraded).toMatchObject({ status: "degraded", error: "rate-limited 503 (Retry-After: 120)" })
-      const down = (yield* test({ type: "http", url: `${base}/missing` })).json as { status: string }
-      expect(down.status).toBe("down")
-      const port = new URL(base).port
-      const tcp = (yield* test({ type: "tcp", host: "127.0.0.1", port: Number(port) })).json as { status: string }
-      expect(tcp.status).toBe("up")
-    })
-  )
-
-  it.scopedLive("refusals before anything runs: blocked literals, ip_version, no probe, flows off, variables", () =>
-    Effect.gen(function* () {
-      const { test } = yield* setup({})
+      const { test } = yield* setup
       const blocked = yield* test({ type: "http", url: "http://2130706433/" })
       expect(blocked.status).toBe(400)
       expect(Reply.envelope(blocked)).toMatchObject({ code: "TARGET_ADDRESS_BLOCKED", field: "check.url" })
@@ -120,9 +154,9 @@ describe(`POST /api/v1/targets/test (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("a url with another scheme than http or https is 400 VALIDATION_FAILED on check.url, not run", () =>
+  it.effect("a url with another scheme than http or https is 400 VALIDATION_FAILED on check.url, not run", () =>
     Effect.gen(function* () {
-      const { alice, test } = yield* setup({})
+      const { alice, test } = yield* setup
       for (const url of [
         "data:text/html,<h1>ok</h1>",
         "javascript:alert(1)",
@@ -142,38 +176,6 @@ describe(`POST /api/v1/targets/test (${TestDatabase.kind} database)`, () => {
       const filled = yield* test({ type: "http", url: "{{base}}/health" })
       expect(filled.status).toBe(400)
       expect(Reply.envelope(filled)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
-    })
-  )
-
-  it.scopedLive("a token needs targets:execute and an org: INSUFFICIENT_SCOPE, ORG_REQUIRED", () =>
-    Effect.gen(function* () {
-      const { server, alice } = yield* setup({ CHECKER__ALLOW_PRIVATE_TARGETS: "true" })
-      const base = yield* origin
-      const body = {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ check: { type: "http", url: `${base}/ok` } })
-      }
-      const orgId = ((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string; slug: string }> })
-        .orgs[0]
-      const writer = yield* mintToken(alice, { scopes: ["targets:write"], org_id: orgId?.id })
-      const refused = yield* bearer(server, writer.token, "/api/v1/targets/test", body)
-      expect(refused.status).toBe(403)
-      expect(Reply.envelope(refused)).toMatchObject({
-        code: "INSUFFICIENT_SCOPE",
-        details: { required: "targets:execute" }
-      })
-
-      const unbound = yield* mintToken(alice, { scopes: ["targets:execute"] })
-      const noOrg = yield* bearer(server, unbound.token, "/api/v1/targets/test", body)
-      expect(noOrg.status).toBe(400)
-      expect(Reply.envelope(noOrg).code).toBe("ORG_REQUIRED")
-      const withOrg = yield* bearer(server, unbound.token, "/api/v1/targets/test", {
-        ...body,
-        headers: { ...body.headers, "x-signalman-org": orgId?.slug ?? "" }
-      })
-      expect(withOrg.status).toBe(200)
-      expect((withOrg.json as { status: string }).status).toBe("up")
     })
   )
 })

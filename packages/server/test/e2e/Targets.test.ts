@@ -1,44 +1,42 @@
 /**
  * Monitors as a resource: create (201, Location), read, list, change, delete; redaction; write_source; the quota.
  */
-import { assert, describe, expect, it } from "@effect/vitest"
+import { assert, expect } from "@effect/vitest"
+import { Region, TagPage, TargetBatch, TargetPage } from "@signalman/core/api/Targets"
+import { Target } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
-import { bearer, mintToken, signIn } from "../support/Identity.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import { bearer, mintToken } from "../support/Identity.js"
 import * as TestDatabase from "../support/TestDatabase.js"
-import * as TestServer from "../support/TestServer.js"
 
 const setup = Effect.gen(function* () {
-  const smtp = yield* SmtpCatcher.make
-  const server = yield* TestServer.start({ MAIL__SMTP_URL: smtp.url, AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0" })
-  const alice = yield* signIn(server, smtp)
-  return { server, smtp, alice }
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person({ label: "alice" })
+  return { server, alice }
 })
 
 const httpCheck = { type: "http", url: "https://example.com/health" }
 
-interface TargetBody {
-  readonly id: string
-  readonly name: string
-  readonly check: Record<string, unknown>
-  readonly interval: number
-  readonly write_source: string
-  readonly alert_confirmations: number
-  readonly recovery_period_secs: number
-  readonly regions: Array<string>
-  readonly tags: Array<string>
-}
+/** A target as sent (every key), once the contract's schema has read it: tests compare answers as the wire has them. */
+const asTarget = (reply: Http.Body) => Http.wire(reply, Target)
 
-describe(`targets (${TestDatabase.kind} database)`, () => {
-  it.scopedLive("create answers 201 with Location and the full target, defaults filled, written by ui", () =>
+/** Total of the caller's monitors. */
+const totalOf = (reply: Http.Body) => Http.decode(reply, TargetPage).total
+
+/** `GET /regions` and `/targets/{id}/regions`: the contract declares this answer inline (api/Targets.ts). */
+const RegionList = Schema.Struct({ regions: Schema.Array(Region) })
+
+Fixture.describe(`targets (${TestDatabase.kind} database)`, (it) => {
+  it.effect("create answers 201 with Location and the full target, defaults filled, written by ui", () =>
     Effect.gen(function* () {
       const { alice } = yield* setup
       const created = yield* alice.browser.request("/api/v1/targets", {
         json: { name: "Website", check: httpCheck, tags: ["prod", "web", "prod"] }
       })
       expect(created.status).toBe(201)
-      const target = created.json as TargetBody
+      const target = asTarget(created)
       expect(created.headers.get("location")).toBe(`/api/v1/targets/${target.id}`)
       expect(created.headers.get("cache-control")).toBe("no-store")
       expect(target).toMatchObject({
@@ -52,11 +50,11 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
       })
       expect(target.check).toMatchObject({ type: "http", method: "GET", expected_status: "2xx", timeout: 10 })
       const read = yield* alice.browser.request(`/api/v1/targets/${target.id}`)
-      expect(read.json).toEqual(target)
+      expect(asTarget(read)).toEqual(target)
     })
   )
 
-  it.scopedLive("credentials are redacted on every answer, refused as a write, kept when check is omitted", () =>
+  it.effect("credentials are redacted on every answer, refused as a write, kept when check is omitted", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
       const created = yield* alice.browser.request("/api/v1/targets", {
@@ -65,17 +63,18 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
           check: { ...httpCheck, basic_auth: { username: "u", password: "p" }, bearer_token: "secret-token" }
         }
       })
-      const target = created.json as TargetBody
+      const target = asTarget(created)
       expect(target.check["basic_auth"]).toBe("***")
       expect(target.check["bearer_token"]).toBe("***")
       expect(created.text).not.toContain("secret-token")
       const listed = yield* alice.browser.request("/api/v1/targets")
       expect(listed.text).not.toContain("secret-token")
-      // Stored sealed: the table holds no credential in the clear.
+      // Stored sealed: the row holds no credential in the clear. Other tests' monitors share the server's table,
+      // so the row is read by this monitor's id.
       const [row] = yield* server.sql<{
         check_spec: unknown
         credentials: string
-      }>`SELECT check_spec, credentials FROM targets`
+      }>`SELECT check_spec, credentials FROM targets WHERE id = ${target.id}`
       expect(JSON.stringify(row?.check_spec)).not.toContain("secret-token")
       expect(row?.credentials).toMatch(/^v1\./)
       expect(row?.credentials).not.toContain("secret-token")
@@ -91,7 +90,7 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
         json: { name: "API v2" }
       })
       expect(renamed.status).toBe(200)
-      expect((renamed.json as TargetBody).check["bearer_token"]).toBe("***")
+      expect(asTarget(renamed).check["bearer_token"]).toBe("***")
       const kind = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
         method: "PATCH",
         json: { check: { type: "tcp", host: "example.com", port: 443 } }
@@ -100,9 +99,9 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("list: pagination envelope, tag, enabled and name-prefix filters; foreign ids are 404", () =>
+  it.effect("list: pagination envelope, tag, enabled and name-prefix filters; foreign ids are 404", () =>
     Effect.gen(function* () {
-      const { server, smtp, alice } = yield* setup
+      const { alice } = yield* setup
       for (const [name, tags, enabled] of [
         ["alpha", ["prod"], true],
         ["beta", ["prod", "db"], false],
@@ -111,10 +110,7 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
         yield* alice.browser.request("/api/v1/targets", { json: { name, check: httpCheck, tags, enabled } })
       }
       const page = (query: string) =>
-        Effect.map(
-          alice.browser.request(`/api/v1/targets${query}`),
-          (r) => r.json as { data: Array<TargetBody>; total: number; limit: number; offset: number }
-        )
+        Effect.map(alice.browser.request(`/api/v1/targets${query}`), (r) => Http.wire(r, TargetPage))
       expect(yield* page("")).toMatchObject({ total: 3, limit: 50, offset: 0 })
       expect((yield* page("?tag=prod")).data.map((t) => t.name).sort()).toEqual(["alpha", "beta"])
       expect((yield* page("?enabled=false")).data.map((t) => t.name)).toEqual(["beta"])
@@ -125,7 +121,7 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
       expect(Http.envelope(yield* alice.browser.request("/api/v1/targets?limit=0")).field).toBe("limit")
       expect(Http.envelope(yield* alice.browser.request("/api/v1/targets?limit=501")).code).toBe("VALIDATION_FAILED")
 
-      const bob = yield* signIn(server, smtp)
+      const bob = yield* Fixture.person({ label: "bob" })
       const aliceTarget = (yield* page("")).data[0]
       for (const [method, json] of [
         ["GET", undefined],
@@ -146,11 +142,10 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
     })
   )
 
-  it.scopedLive("a token writes as api; scopes gate reads, writes and deletes", () =>
+  it.effect("a token writes as api; scopes gate reads, writes and deletes", () =>
     Effect.gen(function* () {
       const { server, alice } = yield* setup
-      const org = ((yield* alice.browser.request("/api/v1/me")).json as { orgs: Array<{ id: string }> }).orgs[0]
-      const writer = yield* mintToken(alice, { scopes: ["targets:write"], org_id: org?.id })
+      const writer = yield* mintToken(alice, { scopes: ["targets:write"], org_id: alice.org.id })
       const json = (body: unknown) => ({
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -163,7 +158,7 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
         json({ name: "By token", check: httpCheck })
       )
       expect(created.status).toBe(201)
-      const target = created.json as TargetBody
+      const target = asTarget(created)
       expect(target.write_source).toBe("api")
       expect((yield* bearer(server, writer.token, `/api/v1/targets/${target.id}`)).status).toBe(200)
       const refused = yield* bearer(server, writer.token, `/api/v1/targets/${target.id}`, { method: "DELETE" })
@@ -176,11 +171,11 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
         headers: { "content-type": "application/json", "user-agent": "signalman-cli/0.1.0" },
         body: JSON.stringify({ enabled: false })
       })
-      expect((iac.json as TargetBody).write_source).toBe("iac")
+      expect(asTarget(iac).write_source).toBe("iac")
     })
   )
 
-  it.scopedLive("20 parallel creates against a quota of 20 minus 5 settle at exactly the limit", () =>
+  it.effect("20 parallel creates against a quota of 20 minus 5 settle at exactly the limit", () =>
     Effect.gen(function* () {
       const { alice } = yield* setup
       for (let i = 0; i < 5; i++) {
@@ -202,12 +197,12 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
         field: null,
         details: { quota: "max_targets", current: 20, limit: 20, plan: "free" }
       })
-      const total = ((yield* alice.browser.request("/api/v1/targets")).json as { total: number }).total
+      const total = totalOf(yield* alice.browser.request("/api/v1/targets"))
       expect(total).toBe(20)
     })
   )
 
-  it.scopedLive("the rules answer with their codes and fields", () =>
+  it.effect("the rules answer with their codes and fields", () =>
     Effect.gen(function* () {
       const { alice } = yield* setup
       const create = (body: Record<string, unknown>) =>
@@ -252,64 +247,63 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
         code: "INVALID_JSON",
         field: "id"
       })
-      const manual = (yield* create({ check: { type: "manual" }, alert_confirmations: 5 })).json as TargetBody
+      const manual = asTarget(yield* create({ check: { type: "manual" }, alert_confirmations: 5 }))
       expect(manual.alert_confirmations).toBe(1)
       expect(manual.interval).toBe(60)
     })
   )
 
-  it.scopedLive(
-    "an http check's url is an http or https URL: any other scheme is 400 VALIDATION_FAILED on check.url",
-    () =>
-      Effect.gen(function* () {
-        const { alice } = yield* setup
-        const count = Effect.map(alice.browser.request("/api/v1/targets"), (r) => (r.json as { total: number }).total)
-        const urls = ["data:text/html,<h1>ok</h1>", "javascript:alert(1)", "ftp://example.com/", "example.com/health"]
-        for (const url of urls) {
-          const created = yield* alice.browser.request("/api/v1/targets", {
-            json: { name: "x", check: { type: "http", url } }
-          })
-          expect(created.status, url).toBe(400)
-          expect(Http.envelope(created)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
-          const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
-            json: {
-              targets: [
-                { name: "ok", check: httpCheck },
-                { name: "bad", check: { type: "http", url } }
-              ]
-            }
-          })
-          expect(bulk.status, url).toBe(400)
-          expect(Http.envelope(bulk)).toMatchObject({ code: "VALIDATION_FAILED", field: "targets[1].check.url" })
-        }
-        // A scheme written before a variable reference is judged as written.
-        const templated = yield* alice.browser.request("/api/v1/targets", {
-          json: { name: "x", check: { type: "http", url: "ftp://{{host}}/" } }
+  it.effect("an http check's url is an http or https URL: any other scheme is 400 VALIDATION_FAILED on check.url", () =>
+    Effect.gen(function* () {
+      const { alice } = yield* setup
+      const count = Effect.map(alice.browser.request("/api/v1/targets"), totalOf)
+      const urls = ["data:text/html,<h1>ok</h1>", "javascript:alert(1)", "ftp://example.com/", "example.com/health"]
+      for (const url of urls) {
+        const created = yield* alice.browser.request("/api/v1/targets", {
+          json: { name: "x", check: { type: "http", url } }
         })
-        expect(Http.envelope(templated)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
-        expect(yield* count).toBe(0)
-
-        const target = (yield* alice.browser.request("/api/v1/targets", { json: { name: "web", check: httpCheck } }))
-          .json as TargetBody
-        for (const url of urls) {
-          const patched = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
-            method: "PATCH",
-            json: { check: { type: "http", url } }
-          })
-          expect(patched.status, url).toBe(400)
-          expect(Http.envelope(patched)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
-        }
-        const kept = (yield* alice.browser.request(`/api/v1/targets/${target.id}`)).json as TargetBody
-        expect(kept.check["url"]).toBe(httpCheck.url)
-        const https = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
-          method: "PATCH",
-          json: { check: { type: "http", url: "HTTP://example.com/other" } }
+        expect(created.status, url).toBe(400)
+        expect(Http.envelope(created)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+        const bulk = yield* alice.browser.request("/api/v1/targets/bulk", {
+          json: {
+            targets: [
+              { name: "ok", check: httpCheck },
+              { name: "bad", check: { type: "http", url } }
+            ]
+          }
         })
-        expect(https.status, https.text).toBe(200)
+        expect(bulk.status, url).toBe(400)
+        expect(Http.envelope(bulk)).toMatchObject({ code: "VALIDATION_FAILED", field: "targets[1].check.url" })
+      }
+      // A scheme written before a variable reference is judged as written.
+      const templated = yield* alice.browser.request("/api/v1/targets", {
+        json: { name: "x", check: { type: "http", url: "ftp://{{host}}/" } }
       })
+      expect(Http.envelope(templated)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+      expect(yield* count).toBe(0)
+
+      const target = asTarget(
+        yield* alice.browser.request("/api/v1/targets", { json: { name: "web", check: httpCheck } })
+      )
+      for (const url of urls) {
+        const patched = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+          method: "PATCH",
+          json: { check: { type: "http", url } }
+        })
+        expect(patched.status, url).toBe(400)
+        expect(Http.envelope(patched)).toMatchObject({ code: "VALIDATION_FAILED", field: "check.url" })
+      }
+      const kept = asTarget(yield* alice.browser.request(`/api/v1/targets/${target.id}`))
+      expect(kept.check["url"]).toBe(httpCheck.url)
+      const https = yield* alice.browser.request(`/api/v1/targets/${target.id}`, {
+        method: "PATCH",
+        json: { check: { type: "http", url: "HTTP://example.com/other" } }
+      })
+      expect(https.status, https.text).toBe(200)
+    })
   )
 
-  it.scopedLive(
+  it.effect(
     "dns expected_records over 50 values or with a value over 2048 characters is 400 INVALID_DNS_PARAMS on its field",
     () =>
       Effect.gen(function* () {
@@ -343,7 +337,7 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
           json: { name: "dns", check: dns(Array.from({ length: 50 }, (_, i) => `v=${i}`)) }
         })
         expect(target.status, target.text).toBe(201)
-        const id = (target.json as TargetBody).id
+        const id = asTarget(target).id
         for (const [check, field] of cases) {
           const patched = yield* alice.browser.request(`/api/v1/targets/${id}`, { method: "PATCH", json: { check } })
           expect(patched.status, field).toBe(400)
@@ -357,20 +351,20 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
       })
   )
 
-  it.scopedLive(
+  it.effect(
     "regions: the list, a target's regions, PUT with REGION_INVALID (unknown id, manual monitor); tags with counts",
     () =>
       Effect.gen(function* () {
         const { alice } = yield* setup
-        const regions = (yield* alice.browser.request("/api/v1/regions")).json as { regions: Array<{ id: string }> }
+        const regions = Http.decode(yield* alice.browser.request("/api/v1/regions"), RegionList)
         expect(regions.regions.map((r) => r.id)).toEqual(["local"])
-        const target = (yield* alice.browser.request("/api/v1/targets", {
-          json: { name: "web", check: httpCheck, tags: ["prod", "eu"] }
-        })).json as TargetBody
+        const target = asTarget(
+          yield* alice.browser.request("/api/v1/targets", {
+            json: { name: "web", check: httpCheck, tags: ["prod", "eu"] }
+          })
+        )
         yield* alice.browser.request("/api/v1/targets", { json: { name: "db", check: httpCheck, tags: ["prod"] } })
-        const own = (yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`)).json as {
-          regions: Array<{ id: string }>
-        }
+        const own = Http.decode(yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`), RegionList)
         expect(own.regions.map((r) => r.id)).toEqual(["local"])
         const unknown = yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`, {
           method: "PUT",
@@ -384,19 +378,18 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
             json: { regions: ["local"] }
           })).status
         ).toBe(200)
-        const manual = (yield* alice.browser.request("/api/v1/targets", {
-          json: { name: "m", check: { type: "manual" } }
-        })).json as TargetBody
+        const manual = asTarget(
+          yield* alice.browser.request("/api/v1/targets", {
+            json: { name: "m", check: { type: "manual" } }
+          })
+        )
         const onManual = yield* alice.browser.request(`/api/v1/targets/${manual.id}/regions`, {
           method: "PUT",
           json: { regions: ["local"] }
         })
         expect(Http.envelope(onManual)).toMatchObject({ code: "REGION_INVALID", field: "regions" })
 
-        const tags = (yield* alice.browser.request("/api/v1/tags")).json as {
-          data: Array<{ tag: string; targets: number }>
-          total: number
-        }
+        const tags = Http.wire(yield* alice.browser.request("/api/v1/tags"), TagPage)
         expect(tags).toMatchObject({
           total: 2,
           data: [
@@ -404,19 +397,19 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
             { tag: "prod", targets: 2 }
           ]
         })
-        const filtered = (yield* alice.browser.request("/api/v1/tags?q=P")).json as { data: Array<{ tag: string }> }
+        const filtered = Http.decode(yield* alice.browser.request("/api/v1/tags?q=P"), TagPage)
         expect(filtered.data.map((t) => t.tag)).toEqual(["prod"])
       })
   )
 
-  it.scopedLive(
+  it.effect(
     "heartbeat and manual monitors take no regions: create, bulk item and PUT /regions are 422 REGION_INVALID on regions",
     () =>
       Effect.gen(function* () {
         const { alice } = yield* setup
         const heartbeat = { type: "heartbeat", period: 3600, grace: 600 }
         const manual = { type: "manual" }
-        const count = Effect.map(alice.browser.request("/api/v1/targets"), (r) => (r.json as { total: number }).total)
+        const count = Effect.map(alice.browser.request("/api/v1/targets"), totalOf)
         for (const check of [heartbeat, manual]) {
           // `local` too: the spec refuses any region assignment on these kinds, not only a remote one.
           for (const regions of [["local"], ["local", "eu-west"], ["mars"]]) {
@@ -441,14 +434,14 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
         for (const check of [heartbeat, manual]) {
           const created = yield* alice.browser.request("/api/v1/targets", { json: { name: check.type, check } })
           expect(created.status, created.text).toBe(201)
-          const target = created.json as TargetBody
+          const target = asTarget(created)
           expect(target.regions).toEqual(["local"])
           // A duplicate copies the stored row and names no region of its own: it is made, in the same place.
           const copied = yield* alice.browser.request(`/api/v1/targets/${target.id}/duplicate`, {
             json: { copies: [{ name: `${check.type} copy` }] }
           })
           expect(copied.status, copied.text).toBe(201)
-          expect((copied.json as { data: Array<TargetBody> }).data[0]?.regions).toEqual(["local"])
+          expect(Http.wire(copied, TargetBatch).data[0]?.regions).toEqual(["local"])
           // A copy has no regions field, for any kind: naming one is an unknown key.
           const withRegions = yield* alice.browser.request(`/api/v1/targets/${target.id}/duplicate`, {
             json: { copies: [{ name: "again", regions: ["local"] }] }
@@ -475,9 +468,7 @@ describe(`targets (${TestDatabase.kind} database)`, () => {
             expect(put.status, `${check.type} ${regions}`).toBe(422)
             expect(Http.envelope(put)).toMatchObject({ code: "REGION_INVALID", field: "regions" })
           }
-          const own = (yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`)).json as {
-            regions: Array<{ id: string }>
-          }
+          const own = Http.decode(yield* alice.browser.request(`/api/v1/targets/${target.id}/regions`), RegionList)
           expect(own.regions.map((r) => r.id)).toEqual(["local"])
         }
       })
