@@ -133,7 +133,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
     return handlers
       .handle("test", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:execute")
           const { org, plan } = yield* orgAndPlan
           const spec = payload.check
           const unprobeable = TargetRules.probeable(spec.type, "check.type")
@@ -156,7 +155,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           const writer = yield* currentWriter
           const claim = yield* idempotency.claim(scopeOf(writer, "targets.create"), payload)
           if (claim !== undefined) {
@@ -179,7 +177,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("bulk", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           if (payload.targets.length > MAX_BULK_TARGETS) {
             return yield* Effect.fail(tooLarge("targets", payload.targets.length, MAX_BULK_TARGETS))
           }
@@ -199,7 +196,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("duplicate", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           const writer = yield* currentWriter
           const row = yield* targets.one(writer.org, path.id)
           if (row === undefined) return yield* Effect.fail(notFound)
@@ -231,7 +227,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           const org = yield* requireOrg
           const page = yield* targets.list(org, urlParams)
           return { data: page.rows.map(toTarget), total: page.total, limit: urlParams.limit, offset: urlParams.offset }
@@ -239,7 +234,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           const org = yield* requireOrg
           const row = yield* targets.one(org, path.id)
           return row === undefined ? yield* Effect.fail(notFound) : toTarget(row)
@@ -247,7 +241,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("update", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           const caller = yield* Caller
           const { org, plan } = yield* orgAndPlan
           const row = yield* targets.one(org, path.id)
@@ -268,7 +261,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("regions", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           const org = yield* requireOrg
           const row = yield* targets.one(org, path.id)
           if (row === undefined) return yield* Effect.fail(notFound)
@@ -277,7 +269,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("setRegions", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           const caller = yield* Caller
           const { org, plan } = yield* orgAndPlan
           const row = yield* targets.one(org, path.id)
@@ -301,7 +292,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("tags", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           const org = yield* requireOrg
           const prefix = urlParams.q === undefined ? "" : urlParams.q.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)
           const rows = yield* sql<{ tag: string; targets: number; total: number }>`
@@ -320,7 +310,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("delete", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:delete")
           const org = yield* requireOrg
           if (!(yield* targets.remove(org, path.id))) return yield* Effect.fail(notFound)
         })
