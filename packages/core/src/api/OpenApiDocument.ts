@@ -8,7 +8,7 @@
 import { schemes } from "./RequiredScope.js"
 
 /**
- * The session cookie's name, as the server sets it (server/src/auth/Sessions.ts).
+ * The session cookie's name: part of the wire contract, so it is declared here and the server sets it by this name.
  *
  * @since 0.1.0
  * @category constants
