@@ -11,6 +11,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as ApiError from "../ApiError.js"
 import { MagicLinkCode, MagicLinkRequest, Sent, SignedIn } from "../Identity.js"
 import { Authentication } from "./Authentication.js"
+import { anyCaller } from "./RequiredScope.js"
 
 /**
  * @since 0.1.0
@@ -34,12 +35,14 @@ export class AuthApi extends HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.post("logout", "/auth/logout")
+      .annotateContext(anyCaller)
       .addSuccess(HttpApiSchema.NoContent)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "End this session")
   )
   .add(
     HttpApiEndpoint.post("logoutAll", "/auth/logout-all")
+      .annotateContext(anyCaller)
       .addSuccess(HttpApiSchema.NoContent)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "End every session of the user")

@@ -13,6 +13,7 @@ import { Channel, ChannelId, ChannelKind, CreateChannel, CreatedChannel, PatchCh
 import { TestDelivery } from "../Notification.js"
 import * as Pagination from "../Pagination.js"
 import { Authentication } from "./Authentication.js"
+import { requires } from "./RequiredScope.js"
 
 /**
  * The query of `GET /api/v1/channels`: paging, and an optional kind.
@@ -42,18 +43,21 @@ const channelPath = Schema.Struct({ id: ChannelId })
 export class ChannelsApi extends HttpApiGroup.make("channels")
   .add(
     HttpApiEndpoint.get("list", "/channels")
+      .annotateContext(requires("channels:read"))
       .setUrlParams(ListChannels)
       .addSuccess(ChannelPage)
       .annotate(OpenApi.Description, "The org's notification channels by name; secrets read ***. Scope channels:read.")
   )
   .add(
     HttpApiEndpoint.get("get", "/channels/:id")
+      .annotateContext(requires("channels:read"))
       .setPath(channelPath)
       .addSuccess(Channel)
       .annotate(OpenApi.Description, "One channel; secrets read ***. Scope channels:read.")
   )
   .add(
     HttpApiEndpoint.post("create", "/channels")
+      .annotateContext(requires("channels:write"))
       .setPayload(CreateChannel)
       .addSuccess(CreatedChannel, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
@@ -68,6 +72,7 @@ export class ChannelsApi extends HttpApiGroup.make("channels")
   )
   .add(
     HttpApiEndpoint.patch("update", "/channels/:id")
+      .annotateContext(requires("channels:write"))
       .setPath(channelPath)
       .setPayload(PatchChannel)
       .addSuccess(Channel)
@@ -82,6 +87,7 @@ export class ChannelsApi extends HttpApiGroup.make("channels")
   )
   .add(
     HttpApiEndpoint.del("delete", "/channels/:id")
+      .annotateContext(requires("channels:delete"))
       .setPath(channelPath)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(
@@ -91,6 +97,7 @@ export class ChannelsApi extends HttpApiGroup.make("channels")
   )
   .add(
     HttpApiEndpoint.post("test", "/channels/:id/test")
+      .annotateContext(requires("channels:execute"))
       .setPath(channelPath)
       .addSuccess(TestDelivery)
       .addError(ApiError.Wire.Forbidden)

@@ -16,6 +16,7 @@ import { RotateRequest } from "../heartbeat/Rotation.js"
 import { ManualState, SetStateRequest } from "../ManualState.js"
 import { TargetId } from "../Target.js"
 import { Authentication } from "./Authentication.js"
+import { requires } from "./RequiredScope.js"
 
 const targetPath = Schema.Struct({ id: TargetId })
 
@@ -26,6 +27,8 @@ const targetPath = Schema.Struct({ id: TargetId })
 export class HeartbeatsApi extends HttpApiGroup.make("heartbeats")
   .add(
     HttpApiEndpoint.get("record", "/targets/:id/heartbeat")
+      // targets:write although a read: the record holds the ping URL, a capability to report on the monitor.
+      .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .addSuccess(HeartbeatRecord)
       .annotate(
@@ -36,6 +39,7 @@ export class HeartbeatsApi extends HttpApiGroup.make("heartbeats")
   )
   .add(
     HttpApiEndpoint.post("rotate", "/targets/:id/heartbeat/rotate")
+      .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .setPayload(RotateRequest)
       .addSuccess(HeartbeatRecord)
@@ -48,12 +52,14 @@ export class HeartbeatsApi extends HttpApiGroup.make("heartbeats")
   )
   .add(
     HttpApiEndpoint.del("endPrevious", "/targets/:id/heartbeat/previous")
+      .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Description, "End the rotation overlap now; 204 whether or not there was one.")
   )
   .add(
     HttpApiEndpoint.get("state", "/targets/:id/state")
+      .annotateContext(requires("targets:read"))
       .setPath(targetPath)
       .addSuccess(ManualState)
       .annotate(
@@ -63,6 +69,7 @@ export class HeartbeatsApi extends HttpApiGroup.make("heartbeats")
   )
   .add(
     HttpApiEndpoint.put("setState", "/targets/:id/state")
+      .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .setPayload(SetStateRequest)
       .addSuccess(ManualState)

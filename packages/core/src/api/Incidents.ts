@@ -17,6 +17,7 @@ import * as Pagination from "../Pagination.js"
 import * as RequestBody from "../RequestBody.js"
 import { TargetId } from "../Target.js"
 import { Authentication } from "./Authentication.js"
+import { requires } from "./RequiredScope.js"
 
 /**
  * @since 0.1.0
@@ -291,6 +292,7 @@ const incidentPath = Schema.Struct({ id: IncidentId })
 export class IncidentsApi extends HttpApiGroup.make("incidents")
   .add(
     HttpApiEndpoint.get("list", "/incidents")
+      .annotateContext(requires("incidents:read"))
       .setUrlParams(ListIncidents)
       .addSuccess(IncidentPage)
       .annotate(
@@ -301,6 +303,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     HttpApiEndpoint.get("metrics", "/incidents/metrics")
+      .annotateContext(requires("incidents:read"))
       .setUrlParams(MetricsQuery)
       .addSuccess(IncidentMetrics)
       .annotate(
@@ -310,6 +313,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     HttpApiEndpoint.post("declare", "/incidents")
+      .annotateContext(requires("incidents:write"))
       .setPayload(DeclareIncident)
       .addSuccess(IncidentDetail, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
@@ -322,12 +326,14 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     HttpApiEndpoint.get("get", "/incidents/:id")
+      .annotateContext(requires("incidents:read"))
       .setPath(incidentPath)
       .addSuccess(IncidentDetail)
       .annotate(OpenApi.Description, "One incident with its timeline. Scope incidents:read.")
   )
   .add(
     HttpApiEndpoint.patch("update", "/incidents/:id")
+      .annotateContext(requires("incidents:write"))
       .setPath(incidentPath)
       .setPayload(PatchIncident)
       .addSuccess(IncidentDetail)
@@ -343,6 +349,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     HttpApiEndpoint.post("postUpdate", "/incidents/:id/updates")
+      .annotateContext(requires("incidents:write"))
       .setPath(incidentPath)
       .setPayload(PostIncidentUpdate)
       .addSuccess(IncidentUpdate, { status: 201 })
@@ -356,6 +363,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     HttpApiEndpoint.post("acknowledge", "/incidents/:id/acknowledge")
+      .annotateContext(requires("incidents:execute"))
       .setPath(incidentPath)
       .addSuccess(IncidentDetail)
       .annotate(
@@ -366,6 +374,7 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     HttpApiEndpoint.post("resolve", "/incidents/:id/resolve")
+      .annotateContext(requires("incidents:execute"))
       .setPath(incidentPath)
       .addSuccess(IncidentDetail)
       .annotate(
@@ -376,18 +385,21 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/incidents/:id/deliveries")
+      .annotateContext(requires("incidents:read"))
       .setPath(incidentPath)
       .addSuccess(DeliveryLog)
       .annotate(OpenApi.Description, "The incident's notification deliveries. Scope incidents:read.")
   )
   .add(
     HttpApiEndpoint.get("postmortem", "/incidents/:id/postmortem")
+      .annotateContext(requires("incidents:read"))
       .setPath(incidentPath)
       .addSuccess(Postmortem)
       .annotate(OpenApi.Description, "The postmortem; 404 while none is written. Scope incidents:read.")
   )
   .add(
     HttpApiEndpoint.put("putPostmortem", "/incidents/:id/postmortem")
+      .annotateContext(requires("incidents:write"))
       .setPath(incidentPath)
       .setPayload(PutPostmortem)
       .addSuccess(Postmortem)

@@ -16,6 +16,7 @@ import * as RequestBody from "../RequestBody.js"
 import { TargetId, WriteSource } from "../Target.js"
 import { atMost } from "../TextLength.js"
 import { Authentication } from "./Authentication.js"
+import { requires } from "./RequiredScope.js"
 
 /**
  * @since 0.1.0
@@ -241,6 +242,7 @@ const windowPath = Schema.Struct({ id: MaintenanceWindowId })
 export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   .add(
     HttpApiEndpoint.get("list", "/maintenance")
+      .annotateContext(requires("maintenance:read"))
       .setUrlParams(ListMaintenanceWindows)
       .addSuccess(MaintenanceWindowPage)
       .annotate(
@@ -251,12 +253,14 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   )
   .add(
     HttpApiEndpoint.get("get", "/maintenance/:id")
+      .annotateContext(requires("maintenance:read"))
       .setPath(windowPath)
       .addSuccess(MaintenanceWindowResource)
       .annotate(OpenApi.Description, "One window with its updates. Scope maintenance:read.")
   )
   .add(
     HttpApiEndpoint.post("create", "/maintenance")
+      .annotateContext(requires("maintenance:write"))
       .setPayload(CreateMaintenanceWindow)
       .addSuccess(MaintenanceWindowResource, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
@@ -271,6 +275,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   )
   .add(
     HttpApiEndpoint.patch("update", "/maintenance/:id")
+      .annotateContext(requires("maintenance:write"))
       .setPath(windowPath)
       .setPayload(PatchMaintenanceWindow)
       .addSuccess(MaintenanceWindowResource)
@@ -285,6 +290,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   )
   .add(
     HttpApiEndpoint.del("delete", "/maintenance/:id")
+      .annotateContext(requires("maintenance:delete"))
       .setPath(windowPath)
       .addSuccess(MaintenanceWindowResource)
       .addError(ApiError.Wire.UnprocessableEntity)
@@ -296,6 +302,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   )
   .add(
     HttpApiEndpoint.post("postUpdate", "/maintenance/:id/updates")
+      .annotateContext(requires("maintenance:write"))
       .setPath(windowPath)
       .setPayload(PostMaintenanceUpdate)
       .addSuccess(MaintenanceWindowResource, { status: 201 })

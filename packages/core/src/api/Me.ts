@@ -21,6 +21,7 @@ import {
   SessionInfo
 } from "../Identity.js"
 import { Authentication } from "./Authentication.js"
+import { anyCaller, sessionOnly } from "./RequiredScope.js"
 
 const tokenId = Schema.Struct({ id: ApiTokenId })
 const sessionId = Schema.Struct({ id: SessionId })
@@ -30,41 +31,50 @@ const sessionId = Schema.Struct({ id: SessionId })
  * @category groups
  */
 export class MeApi extends HttpApiGroup.make("me")
-  .add(HttpApiEndpoint.get("get", "/me").addSuccess(Me).annotate(OpenApi.Summary, "The caller"))
+  .add(
+    HttpApiEndpoint.get("get", "/me").annotateContext(anyCaller).addSuccess(Me).annotate(OpenApi.Summary, "The caller")
+  )
   .add(
     HttpApiEndpoint.del("delete", "/me")
+      .annotateContext(sessionOnly)
       .addSuccess(Me)
       .annotate(OpenApi.Summary, "Schedule the account's deletion (30-day grace; session only)")
   )
   .add(
     HttpApiEndpoint.post("restore", "/me/restore")
+      .annotateContext(sessionOnly)
       .addSuccess(Me)
       .addError(ApiError.Wire.UnprocessableEntity)
       .annotate(OpenApi.Summary, "Cancel a scheduled deletion (session only)")
   )
   .add(
     HttpApiEndpoint.get("usage", "/me/usage")
+      .annotateContext(anyCaller)
       .addSuccess(MeUsage)
       .annotate(OpenApi.Summary, "Tokens and owned orgs against their limits")
   )
   .add(
     HttpApiEndpoint.get("listSessions", "/me/sessions")
+      .annotateContext(sessionOnly)
       .addSuccess(Schema.Struct({ data: Schema.Array(SessionInfo) }))
       .annotate(OpenApi.Summary, "Signed-in devices (session only)")
   )
   .add(
     HttpApiEndpoint.del("revokeSession", "/me/sessions/:id")
+      .annotateContext(sessionOnly)
       .setPath(sessionId)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Summary, "Sign a device out (session only)")
   )
   .add(
     HttpApiEndpoint.get("listTokens", "/me/api-tokens")
+      .annotateContext(sessionOnly)
       .addSuccess(Schema.Struct({ data: Schema.Array(ApiToken) }))
       .annotate(OpenApi.Summary, "API tokens, prefix only (session only)")
   )
   .add(
     HttpApiEndpoint.post("createToken", "/me/api-tokens")
+      .annotateContext(sessionOnly)
       .setPayload(CreateApiToken)
       .addSuccess(CreatedApiToken, { status: 201 })
       .addError(ApiError.Wire.UnprocessableEntity)
@@ -72,6 +82,7 @@ export class MeApi extends HttpApiGroup.make("me")
   )
   .add(
     HttpApiEndpoint.patch("renameToken", "/me/api-tokens/:id")
+      .annotateContext(sessionOnly)
       .setPath(tokenId)
       .setPayload(RenameApiToken)
       .addSuccess(ApiToken)
@@ -79,6 +90,7 @@ export class MeApi extends HttpApiGroup.make("me")
   )
   .add(
     HttpApiEndpoint.del("revokeToken", "/me/api-tokens/:id")
+      .annotateContext(sessionOnly)
       .setPath(tokenId)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Summary, "Revoke a token at once (session only)")

@@ -1,10 +1,31 @@
 /**
  * Post-processing of the generated OpenAPI document. `HttpApi` declares Effect's own decode error on every
  * route; Signalman never answers with it (decode failures become the error envelope), so the document must not
- * promise it either.
+ * promise it either. It also declares the two ways in that each operation's security names (see RequiredScope).
  *
  * @since 0.1.0
  */
+import { schemes } from "./RequiredScope.js"
+
+/**
+ * The session cookie's name: part of the wire contract, so it is declared here and the server sets it by this name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const SESSION_COOKIE = "_sm_session"
+
+/**
+ * The security schemes operations refer to: a bearer API token, whose scopes an operation lists, and the session
+ * cookie (state-changing cookie requests also need `X-Requested-With: signalman`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const securitySchemes = {
+  [schemes.bearer]: { type: "http", scheme: "bearer", description: "An API token, sm_live_..." },
+  [schemes.session]: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "A signed-in session" }
+}
 const DECODE_ERROR_REF = "#/components/schemas/HttpApiDecodeError"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -40,7 +61,7 @@ const references = (node: unknown, name: string): boolean =>
   JSON.stringify(node).includes(`"#/components/schemas/${name}"`)
 
 /**
- * The document without Effect's decode error and the schemas only it used.
+ * The document without Effect's decode error and the schemas only it used, with the security schemes.
  *
  * @since 0.1.0
  * @category transformations
@@ -58,5 +79,5 @@ export const finalize = (spec: Record<string, unknown>): Record<string, unknown>
     const rest = { ...scrubbed, components: { ...components, schemas: { ...schemas, [name]: null } } }
     if (!references(rest, name)) delete schemas[name]
   }
-  return { ...scrubbed, components: { ...components, schemas } }
+  return { ...scrubbed, components: { ...components, schemas, securitySchemes } }
 }

@@ -21,6 +21,7 @@ import {
   SupportRequest
 } from "../Identity.js"
 import { Authentication } from "./Authentication.js"
+import { anyCaller, sessionOnly } from "./RequiredScope.js"
 
 const orgPath = Schema.Struct({ id: OrgId })
 const invitationPath = Schema.Struct({ id: OrgId, invitation_id: InvitationId })
@@ -30,24 +31,31 @@ const invitationPath = Schema.Struct({ id: OrgId, invitation_id: InvitationId })
  * @category groups
  */
 export class OrgsApi extends HttpApiGroup.make("orgs")
-  .add(HttpApiEndpoint.get("list", "/orgs").addSuccess(Schema.Struct({ data: Schema.Array(Org) })))
+  .add(
+    HttpApiEndpoint.get("list", "/orgs")
+      .annotateContext(anyCaller)
+      .addSuccess(Schema.Struct({ data: Schema.Array(Org) }))
+  )
   .add(
     HttpApiEndpoint.post("create", "/orgs")
+      .annotateContext(sessionOnly)
       .setPayload(CreateOrg)
       .addSuccess(Org, { status: 201 })
       .addError(ApiError.Wire.Conflict)
       .addError(ApiError.Wire.UnprocessableEntity)
       .annotate(OpenApi.Summary, "Create an org owned by the caller's account (session only)")
   )
-  .add(HttpApiEndpoint.get("get", "/orgs/:id").setPath(orgPath).addSuccess(Org))
+  .add(HttpApiEndpoint.get("get", "/orgs/:id").annotateContext(anyCaller).setPath(orgPath).addSuccess(Org))
   .add(
     HttpApiEndpoint.get("usage", "/orgs/:id/usage")
+      .annotateContext(anyCaller)
       .setPath(orgPath)
       .addSuccess(OrgUsage)
       .annotate(OpenApi.Summary, "Plan, pooled quotas against limits, rate budgets and flags of the org's account")
   )
   .add(
     HttpApiEndpoint.post("invite", "/orgs/:id/invitations")
+      .annotateContext(sessionOnly)
       .setPath(orgPath)
       .setPayload(CreateInvitation)
       .addSuccess(Invitation, { status: 201 })
@@ -56,18 +64,21 @@ export class OrgsApi extends HttpApiGroup.make("orgs")
   )
   .add(
     HttpApiEndpoint.get("listInvitations", "/orgs/:id/invitations")
+      .annotateContext(sessionOnly)
       .setPath(orgPath)
       .addSuccess(Schema.Struct({ data: Schema.Array(Invitation) }))
       .annotate(OpenApi.Summary, "Pending invitations (owner, session only)")
   )
   .add(
     HttpApiEndpoint.del("revokeInvitation", "/orgs/:id/invitations/:invitation_id")
+      .annotateContext(sessionOnly)
       .setPath(invitationPath)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Summary, "Revoke a pending invitation (owner, session only)")
   )
   .add(
     HttpApiEndpoint.post("acceptInvitation", "/invitations/accept")
+      .annotateContext(sessionOnly)
       .setPayload(InvitationToken)
       .addSuccess(Org)
       .addError(ApiError.Wire.Conflict)
@@ -76,6 +87,7 @@ export class OrgsApi extends HttpApiGroup.make("orgs")
   )
   .add(
     HttpApiEndpoint.post("support", "/support")
+      .annotateContext(anyCaller)
       .setPayload(SupportRequest)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Summary, "The in-app help form")

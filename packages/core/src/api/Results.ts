@@ -13,6 +13,7 @@ import { CheckResult } from "../CheckResult.js"
 import * as Pagination from "../Pagination.js"
 import { TargetId } from "../Target.js"
 import { Authentication } from "./Authentication.js"
+import { requires } from "./RequiredScope.js"
 
 const targetPath = Schema.Struct({ id: TargetId })
 
@@ -162,6 +163,7 @@ export const DashboardSummary = Schema.Struct({
 export class ResultsApi extends HttpApiGroup.make("results")
   .add(
     HttpApiEndpoint.post("checkNow", "/targets/:id/check-now")
+      .annotateContext(requires("targets:execute"))
       .setPath(targetPath)
       .addSuccess(CheckResult)
       .addError(ApiError.Wire.Forbidden)
@@ -177,6 +179,7 @@ export class ResultsApi extends HttpApiGroup.make("results")
   )
   .add(
     HttpApiEndpoint.get("results", "/targets/:id/results")
+      .annotateContext(requires("targets:read"))
       .setPath(targetPath)
       .setUrlParams(ResultsQuery)
       .addSuccess(ResultPage)
@@ -185,6 +188,7 @@ export class ResultsApi extends HttpApiGroup.make("results")
   )
   .add(
     HttpApiEndpoint.get("latency", "/targets/:id/latency")
+      .annotateContext(requires("targets:read"))
       .setPath(targetPath)
       .setUrlParams(RangeQuery)
       .addSuccess(LatencySeries)
@@ -193,6 +197,7 @@ export class ResultsApi extends HttpApiGroup.make("results")
   )
   .add(
     HttpApiEndpoint.get("latencyByRegion", "/targets/:id/latency/by-region")
+      .annotateContext(requires("targets:read"))
       .setPath(targetPath)
       .setUrlParams(RangeOnlyQuery)
       .addSuccess(LatencyByRegion)
@@ -201,6 +206,7 @@ export class ResultsApi extends HttpApiGroup.make("results")
   )
   .add(
     HttpApiEndpoint.get("uptime", "/targets/:id/uptime")
+      .annotateContext(requires("targets:read"))
       .setPath(targetPath)
       .setUrlParams(RangeQuery)
       .addSuccess(Uptime)
@@ -209,6 +215,7 @@ export class ResultsApi extends HttpApiGroup.make("results")
   )
   .add(
     HttpApiEndpoint.get("summary", "/dashboard/summary")
+      .annotateContext(requires("targets:read"))
       .addSuccess(DashboardSummary)
       .annotate(OpenApi.Description, "The org's monitors at a glance; cached 5 s per org. Scope targets:read.")
   )

@@ -13,6 +13,7 @@ import * as ApiError from "../ApiError.js"
 import { CreateMonitorShare, MonitorShare, MonitorShareId } from "../MonitorShare.js"
 import { TargetId } from "../Target.js"
 import { Authentication } from "./Authentication.js"
+import { requires } from "./RequiredScope.js"
 
 /**
  * The answer of the list: every live link of the monitor, oldest first (a monitor holds at most a handful).
@@ -34,6 +35,7 @@ const sharePath = Schema.Struct({ id: TargetId, share_id: MonitorShareId })
 export class SharesApi extends HttpApiGroup.make("shares")
   .add(
     HttpApiEndpoint.post("create", "/targets/:id/shares")
+      .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .setPayload(CreateMonitorShare)
       .addSuccess(MonitorShare, { status: 201 })
@@ -49,6 +51,7 @@ export class SharesApi extends HttpApiGroup.make("shares")
   )
   .add(
     HttpApiEndpoint.get("list", "/targets/:id/shares")
+      .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .addSuccess(MonitorShareList)
       .annotate(
@@ -59,6 +62,7 @@ export class SharesApi extends HttpApiGroup.make("shares")
   )
   .add(
     HttpApiEndpoint.del("revoke", "/targets/:id/shares/:share_id")
+      .annotateContext(requires("targets:write"))
       .setPath(sharePath)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(

@@ -29,6 +29,7 @@ import {
 } from "../StatusPage.js"
 import { TargetId } from "../Target.js"
 import { Authentication } from "./Authentication.js"
+import { requires } from "./RequiredScope.js"
 
 /**
  * A page of status pages.
@@ -75,12 +76,14 @@ const viewerPath = Schema.Struct({ id: StatusPageId, viewer_id: ViewerId })
 export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   .add(
     HttpApiEndpoint.get("list", "/status-pages")
+      .annotateContext(requires("status_page:read"))
       .setUrlParams(Schema.Struct(Pagination.query))
       .addSuccess(StatusPageList)
       .annotate(OpenApi.Description, "The org's pages, oldest first. Scope status_page:read.")
   )
   .add(
     HttpApiEndpoint.post("create", "/status-pages")
+      .annotateContext(requires("status_page:write"))
       .setPayload(CreateStatusPage)
       .addSuccess(StatusPage, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
@@ -96,12 +99,14 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.get("get", "/status-pages/:id")
+      .annotateContext(requires("status_page:read"))
       .setPath(pagePath)
       .addSuccess(StatusPage)
       .annotate(OpenApi.Description, "One page with its live URL, logo URL and access. Scope status_page:read.")
   )
   .add(
     HttpApiEndpoint.patch("update", "/status-pages/:id")
+      .annotateContext(requires("status_page:write"))
       .setPath(pagePath)
       .setPayload(PatchStatusPage)
       .addSuccess(StatusPage)
@@ -117,18 +122,21 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.del("delete", "/status-pages/:id")
+      .annotateContext(requires("status_page:delete"))
       .setPath(pagePath)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Description, "Delete a page with its components, logo and viewers. Owner only. 204.")
   )
   .add(
     HttpApiEndpoint.get("listComponents", "/status-pages/:id/components")
+      .annotateContext(requires("status_page:read"))
       .setPath(pagePath)
       .addSuccess(ComponentList)
       .annotate(OpenApi.Description, "The monitors curated onto the page, in order. Scope status_page:read.")
   )
   .add(
     HttpApiEndpoint.post("addComponent", "/status-pages/:id/components")
+      .annotateContext(requires("status_page:write"))
       .setPath(pagePath)
       .setPayload(AddComponent)
       .addSuccess(Component, { status: 201 })
@@ -144,6 +152,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.patch("updateComponent", "/status-pages/:id/components/:target_id")
+      .annotateContext(requires("status_page:write"))
       .setPath(componentPath)
       .setPayload(PatchComponent)
       .addSuccess(Component)
@@ -156,12 +165,14 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.del("removeComponent", "/status-pages/:id/components/:target_id")
+      .annotateContext(requires("status_page:write"))
       .setPath(componentPath)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Description, "Take a monitor off the page. Owner only. 204.")
   )
   .add(
     HttpApiEndpoint.post("reorderComponents", "/status-pages/:id/components/reorder")
+      .annotateContext(requires("status_page:write"))
       .setPath(pagePath)
       .setPayload(ReorderComponents)
       .addSuccess(ComponentList)
@@ -175,6 +186,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.post("uploadLogo", "/status-pages/:id/logo")
+      .annotateContext(requires("status_page:write"))
       .setPath(pagePath)
       .setPayload(LogoUpload)
       .addSuccess(StatusPage)
@@ -191,12 +203,14 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.del("removeLogo", "/status-pages/:id/logo")
+      .annotateContext(requires("status_page:delete"))
       .setPath(pagePath)
       .addSuccess(StatusPage)
       .annotate(OpenApi.Description, "Remove the logo. Owner only. Scope status_page:delete.")
   )
   .add(
     HttpApiEndpoint.get("listViewers", "/status-pages/:id/access/viewers")
+      .annotateContext(requires("status_page:read"))
       .setPath(pagePath)
       .setUrlParams(Schema.Struct(Pagination.query))
       .addSuccess(ViewerList)
@@ -207,18 +221,21 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.post("blockViewer", "/status-pages/:id/access/viewers/:viewer_id/block")
+      .annotateContext(requires("status_page:write"))
       .setPath(viewerPath)
       .addSuccess(Viewer)
       .annotate(OpenApi.Description, "Sign the viewer out everywhere at once and keep them out. Owner only.")
   )
   .add(
     HttpApiEndpoint.post("unblockViewer", "/status-pages/:id/access/viewers/:viewer_id/unblock")
+      .annotateContext(requires("status_page:write"))
       .setPath(viewerPath)
       .addSuccess(Viewer)
       .annotate(OpenApi.Description, "Lift a block: the viewer may sign in again. Owner only.")
   )
   .add(
     HttpApiEndpoint.get("viewerHistory", "/status-pages/:id/access/viewers/:viewer_id/history")
+      .annotateContext(requires("status_page:read"))
       .setPath(viewerPath)
       .addSuccess(ViewerHistory)
       .annotate(
@@ -228,6 +245,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.get("passwordRecord", "/status-pages/:id/access/password")
+      .annotateContext(requires("status_page:read"))
       .setPath(pagePath)
       .addSuccess(PasswordRecord)
       .annotate(
@@ -238,6 +256,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   )
   .add(
     HttpApiEndpoint.post("passwordSignOut", "/status-pages/:id/access/password/sign-out")
+      .annotateContext(requires("status_page:write"))
       .setPath(pagePath)
       .addSuccess(PasswordRecord)
       .annotate(

@@ -18,6 +18,7 @@ import { CreateTarget, PatchTarget, Target, TargetId } from "../Target.js"
 import { DuplicateTarget } from "../TargetCopy.js"
 import { Authentication } from "./Authentication.js"
 import { IncidentPeriodPage, ListIncidentPeriods } from "./Incidents.js"
+import { anyCaller, requires, requiresByPayload } from "./RequiredScope.js"
 
 /**
  * `POST /api/v1/targets/test` (decisions.md: `{ "check": <CheckSpec> }`).
@@ -118,6 +119,7 @@ export const TagPage = Pagination.page(Schema.Struct({ tag: Schema.String, targe
 export class TargetsApi extends HttpApiGroup.make("targets")
   .add(
     HttpApiEndpoint.post("create", "/targets")
+      .annotateContext(requires("targets:write"))
       .setPayload(CreateTarget)
       .addSuccess(Target, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
@@ -127,6 +129,7 @@ export class TargetsApi extends HttpApiGroup.make("targets")
   )
   .add(
     HttpApiEndpoint.post("bulk", "/targets/bulk")
+      .annotateContext(requires("targets:write"))
       .setPayload(BulkCreate)
       .addSuccess(TargetBatch, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
@@ -141,6 +144,7 @@ export class TargetsApi extends HttpApiGroup.make("targets")
   )
   .add(
     HttpApiEndpoint.post("duplicate", "/targets/:id/duplicate")
+      .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .setPayload(DuplicateTarget)
       .addSuccess(TargetBatch, { status: 201 })
@@ -156,6 +160,7 @@ export class TargetsApi extends HttpApiGroup.make("targets")
   )
   .add(
     HttpApiEndpoint.post("bulkAction", "/targets/bulk-action")
+      .annotateContext(requiresByPayload(["targets:write", "targets:delete"]))
       .setPayload(BulkAction)
       .addSuccess(BulkActionResult)
       .addError(ApiError.Wire.BadRequest)
@@ -170,13 +175,20 @@ export class TargetsApi extends HttpApiGroup.make("targets")
   )
   .add(
     HttpApiEndpoint.get("list", "/targets")
+      .annotateContext(requires("targets:read"))
       .setUrlParams(ListTargets)
       .addSuccess(TargetPage)
       .annotate(OpenApi.Description, "The org's monitors, newest first; filter by tag, enabled, or a name prefix q.")
   )
-  .add(HttpApiEndpoint.get("get", "/targets/:id").setPath(targetPath).addSuccess(Target))
+  .add(
+    HttpApiEndpoint.get("get", "/targets/:id")
+      .annotateContext(requires("targets:read"))
+      .setPath(targetPath)
+      .addSuccess(Target)
+  )
   .add(
     HttpApiEndpoint.patch("update", "/targets/:id")
+      .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .setPayload(PatchTarget)
       .addSuccess(Target)
@@ -184,14 +196,21 @@ export class TargetsApi extends HttpApiGroup.make("targets")
       .addError(ApiError.Wire.UnprocessableEntity)
       .annotate(OpenApi.Description, "Change fields; omit check to leave it (and its credentials) as stored.")
   )
-  .add(HttpApiEndpoint.del("delete", "/targets/:id").setPath(targetPath).addSuccess(HttpApiSchema.NoContent))
+  .add(
+    HttpApiEndpoint.del("delete", "/targets/:id")
+      .annotateContext(requires("targets:delete"))
+      .setPath(targetPath)
+      .addSuccess(HttpApiSchema.NoContent)
+  )
   .add(
     HttpApiEndpoint.get("regions", "/targets/:id/regions")
+      .annotateContext(requires("targets:read"))
       .setPath(targetPath)
       .addSuccess(Schema.Struct({ regions: Schema.Array(Region) }))
   )
   .add(
     HttpApiEndpoint.put("setRegions", "/targets/:id/regions")
+      .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .setPayload(SetRegions)
       .addSuccess(Schema.Struct({ regions: Schema.Array(Region) }))
@@ -201,9 +220,14 @@ export class TargetsApi extends HttpApiGroup.make("targets")
         "Unknown or disabled ids, or any id on a heartbeat or manual monitor, are 422 REGION_INVALID; more than the plan allows is 422 QUOTA_EXCEEDED."
       )
   )
-  .add(HttpApiEndpoint.get("listRegions", "/regions").addSuccess(Schema.Struct({ regions: Schema.Array(Region) })))
+  .add(
+    HttpApiEndpoint.get("listRegions", "/regions")
+      .annotateContext(anyCaller)
+      .addSuccess(Schema.Struct({ regions: Schema.Array(Region) }))
+  )
   .add(
     HttpApiEndpoint.get("tags", "/tags")
+      .annotateContext(requires("targets:read"))
       .setUrlParams(
         Schema.Struct({
           ...Pagination.query,
@@ -215,6 +239,7 @@ export class TargetsApi extends HttpApiGroup.make("targets")
   )
   .add(
     HttpApiEndpoint.post("test", "/targets/test")
+      .annotateContext(requires("targets:execute"))
       .setPayload(TestCheck)
       .addSuccess(CheckResult)
       .addError(ApiError.Wire.BadRequest)
@@ -228,6 +253,7 @@ export class TargetsApi extends HttpApiGroup.make("targets")
   )
   .add(
     HttpApiEndpoint.get("incidents", "/targets/:id/incidents")
+      .annotateContext(requires("targets:read"))
       .setPath(targetPath)
       .setUrlParams(ListIncidentPeriods)
       .addSuccess(IncidentPeriodPage)

@@ -12,6 +12,7 @@ import * as ApiError from "../ApiError.js"
 import * as Pagination from "../Pagination.js"
 import { CreateVariable, RotateVariable, Variable, VariableId } from "../Variable.js"
 import { Authentication } from "./Authentication.js"
+import { requires } from "./RequiredScope.js"
 
 /**
  * The query of `GET /api/v1/variables`: the same paging as the targets list.
@@ -38,18 +39,21 @@ const variablePath = Schema.Struct({ id: VariableId })
 export class VariablesApi extends HttpApiGroup.make("variables")
   .add(
     HttpApiEndpoint.get("list", "/variables")
+      .annotateContext(requires("variables:read"))
       .setUrlParams(ListVariables)
       .addSuccess(VariablePage)
       .annotate(OpenApi.Description, "The org's variables by key, each with used_by. Scope variables:read.")
   )
   .add(
     HttpApiEndpoint.get("get", "/variables/:id")
+      .annotateContext(requires("variables:read"))
       .setPath(variablePath)
       .addSuccess(Variable)
       .annotate(OpenApi.Description, "One variable; a secret's value is null. Scope variables:read.")
   )
   .add(
     HttpApiEndpoint.post("create", "/variables")
+      .annotateContext(requires("variables:write"))
       .setPayload(CreateVariable)
       .addSuccess(Variable, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
@@ -62,6 +66,7 @@ export class VariablesApi extends HttpApiGroup.make("variables")
   )
   .add(
     HttpApiEndpoint.patch("rotate", "/variables/:id")
+      .annotateContext(requires("variables:write"))
       .setPath(variablePath)
       .setPayload(RotateVariable)
       .addSuccess(Variable)
@@ -69,6 +74,7 @@ export class VariablesApi extends HttpApiGroup.make("variables")
   )
   .add(
     HttpApiEndpoint.del("delete", "/variables/:id")
+      .annotateContext(requires("variables:delete"))
       .setPath(variablePath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(ApiError.Wire.Conflict)

@@ -5,11 +5,17 @@
  * unknown, expired or revoked one), CSRF on state-changing cookie requests (403 `CSRF_REQUIRED`), an account
  * being deleted (only reading `/me`, restoring and signing out remain), the org binding (`X-Signalman-Org`, the
  * pure rule of `OrgBinding`: 400 `ORG_HEADER_INVALID`, 403 `ORG_HEADER_MISMATCH`), then the per-minute rate budget
- * of `/api/v1/*` (429 `RATE_LIMITED`), account tier first, then user tier.
+ * of `/api/v1/*` (429 `RATE_LIMITED`), account tier first, then user tier, and last what the endpoint declares it
+ * requires (`RequiredScope` in the contract): a token lacking the scope is 403 `INSUFFICIENT_SCOPE`, a token on a
+ * session-only route 403 `SESSION_REQUIRED`. That last step is where the handlers checked it, so a refused request
+ * has spent its budget as before.
  */
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as ApiError from "@signalman/core/ApiError"
+import { SignalmanApi } from "@signalman/core/api/Api"
 import { type ActiveOrg, Authentication, type CallerShape } from "@signalman/core/api/Authentication"
+import type { Requirement } from "@signalman/core/api/RequiredScope"
 import * as OrgBinding from "@signalman/core/OrgBinding"
 import * as RateBudget from "@signalman/core/RateBudget"
 import * as Context from "effect/Context"
@@ -24,6 +30,8 @@ import { RateBudgets } from "../limits/RateBudgets.js"
 import { Accounts, type MembershipRow, type UserRow } from "./Accounts.js"
 import { ApiTokens, type TokenRow } from "./ApiTokens.js"
 import { type Attempt, Attempts } from "./Attempts.js"
+import { hasScope, insufficientScope, sessionRequired } from "./Policy.js"
+import * as RouteRequirements from "./RouteRequirements.js"
 import { COOKIE, type SessionRow, Sessions } from "./Sessions.js"
 
 const CSRF_VALUE = "signalman"
@@ -135,6 +143,22 @@ const settle = (
   )
 }
 
+/**
+ * The caller against what the endpoint requires. A scope chosen by the body is the handler's to check (the body is
+ * decoded after this middleware), and any caller passes the rest.
+ */
+const refusal = (caller: CallerShape, requirement: Requirement): ApiError.ApiError | undefined => {
+  switch (requirement._tag) {
+    case "Scope":
+      return hasScope(caller.credential, requirement.scope) ? undefined : insufficientScope(requirement.scope)
+    case "Session":
+      return caller.credential.kind === "session" ? undefined : sessionRequired()
+    case "ScopeByPayload":
+    case "AnyCaller":
+      return undefined
+  }
+}
+
 const bearerOf = (authorization: string): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]
 
 /** The two budgets a request of the API spends from, account tier first. */
@@ -154,6 +178,7 @@ export const layer = Layer.effect(
     const plans = yield* Plans
     const budgets = yield* RateBudgets
     const quotaEvents = yield* QuotaEvents
+    const requirements = RouteRequirements.fromApi(SignalmanApi)
 
     const spendBudget = (caller: CallerShape, method: string, pathname: string) =>
       Effect.gen(function* () {
@@ -258,11 +283,25 @@ export const layer = Layer.effect(
       return budgets.spendReserved(subjects, category) ? caller : undefined
     }
 
+    const admitted = (caller: CallerShape, requirement: Requirement) => {
+      const refused = refusal(caller, requirement)
+      return refused === undefined ? Effect.succeed(caller) : Effect.fail(refused)
+    }
+
     return Effect.withFiberRuntime<CallerShape, ApiError.ApiError>((fiber) => {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      const { route } = Context.unsafeGet(fiber.currentContext, HttpRouter.RouteContext)
+      const requirement = requirements.of(route.method, route.path)
+      // The contract's test holds every authenticated endpoint to a declaration; without one, refuse rather than
+      // guess.
+      if (requirement === undefined) {
+        return Effect.dieMessage(`${route.method} ${route.path} declares no RequiredScope`)
+      }
       const pathname = pathnameOf(request.url)
       const caller = fromMemory(request, pathname)
-      return caller === undefined ? full(request, pathname) : Effect.succeed(caller)
+      return caller === undefined
+        ? Effect.flatMap(full(request, pathname), (caller) => admitted(caller, requirement))
+        : admitted(caller, requirement)
     })
   })
 )

@@ -5,6 +5,7 @@
  * minute (the debounce shared with API tokens).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import { SESSION_COOKIE } from "@signalman/core/api/OpenApiDocument"
 import { OrgId, SessionId, UserId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -16,7 +17,8 @@ import { TtlCache } from "../infra/TtlCache.js"
 import { Fingerprint } from "./Fingerprint.js"
 import { UsageDebounce } from "./UsageDebounce.js"
 
-export const COOKIE = "_sm_session"
+// The contract's name, so the OpenAPI document's session scheme names the cookie the server sets.
+export const COOKIE = SESSION_COOKIE
 const wellFormed = /^[A-Za-z0-9_-]{43}$/
 
 export const SessionRow = Schema.Struct({

@@ -10,7 +10,7 @@ import { Caller } from "@signalman/core/api/Authentication"
 import { CreatedChannel } from "@signalman/core/Channel"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { requireOrg, requireScope } from "../auth/Policy.js"
+import { requireOrg } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
 import { Channels } from "./Channels.js"
 
@@ -19,20 +19,17 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "channels", (handlers) =
     handlers
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("channels:read")
           const page = yield* channels.list(yield* requireOrg, urlParams)
           return { ...page, limit: urlParams.limit, offset: urlParams.offset }
         })
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("channels:read")
           return yield* channels.get(yield* requireOrg, path.id)
         })
       )
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("channels:write")
           const caller = yield* Caller
           const org = yield* requireOrg
           const { channel, signingSecret } = yield* channels.create(org, caller.user.id, payload, yield* writeSource)
@@ -47,19 +44,16 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "channels", (handlers) =
       )
       .handle("update", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("channels:write")
           return yield* channels.update(yield* requireOrg, path.id, payload, yield* writeSource)
         })
       )
       .handle("delete", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("channels:delete")
           yield* channels.remove(yield* requireOrg, path.id)
         })
       )
       .handle("test", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("channels:execute")
           return yield* channels.test(yield* requireOrg, path.id)
         })
       )

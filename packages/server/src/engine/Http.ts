@@ -9,7 +9,7 @@ import * as TargetRules from "@signalman/core/TargetRules"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { requireOrg, requireScope } from "../auth/Policy.js"
+import { requireOrg } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
 import { notFound, Targets } from "../targets/Targets.js"
 import { Readings } from "./Readings.js"
@@ -44,7 +44,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
      */
     const readable = (id: string, params: RangeParams) =>
       Effect.gen(function* () {
-        yield* requireScope("targets:read")
         const org = yield* requireOrg
         const row = yield* targets.one(org, id)
         if (row === undefined) return yield* Effect.fail(notFound)
@@ -72,7 +71,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
     return handlers
       .handle("checkNow", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:execute")
           const org = yield* requireOrg
           const row = yield* targets.one(org, path.id)
           if (row === undefined) return yield* Effect.fail(notFound)
@@ -130,7 +128,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
       )
       .handle("summary", () =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           const org = yield* requireOrg
           const hit = summaries.get(org.id)
           if (hit !== undefined && hit.until > Date.now()) return hit.value

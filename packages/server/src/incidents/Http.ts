@@ -15,7 +15,7 @@ import * as IncidentNarration from "@signalman/core/IncidentNarration"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { requireOrg, requireScope } from "../auth/Policy.js"
+import { requireOrg } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
 import { Incidents, notFound } from "./Incidents.js"
 import { IncidentWriter } from "./IncidentWriter.js"
@@ -40,7 +40,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
     /** Acknowledge or resolve: a monitor-opened incident through the engine, a declared one here. */
     const move = (id: string, kind: "Acknowledge" | "Resolve") =>
       Effect.gen(function* () {
-        yield* requireScope("incidents:execute")
         const org = yield* requireOrg
         const caller = yield* Caller
         const incident = yield* incidents.one(org.id, id)
@@ -59,7 +58,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("incidents:read")
           const org = yield* requireOrg
           const page = yield* incidents.list(org.id, urlParams)
           return { data: page.rows, total: page.total, limit: urlParams.limit, offset: urlParams.offset }
@@ -67,7 +65,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
       )
       .handle("metrics", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("incidents:read")
           const org = yield* requireOrg
           const now = yield* DateTime.now
           const to = urlParams.to ?? now
@@ -80,7 +77,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
       )
       .handle("declare", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("incidents:write")
           const org = yield* requireOrg
           const caller = yield* Caller
           const plan = yield* planOf(org.accountId)
@@ -98,14 +94,12 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("incidents:read")
           const org = yield* requireOrg
           return yield* detailOr404(org.id, path.id)
         })
       )
       .handle("update", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("incidents:write")
           const org = yield* requireOrg
           const plan = yield* planOf(org.accountId)
           const changed = yield* incidents.narrate(org.id, path.id, (row) => {
@@ -125,7 +119,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
       )
       .handle("postUpdate", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("incidents:write")
           const org = yield* requireOrg
           const caller = yield* Caller
           if ((yield* incidents.one(org.id, path.id)) === undefined) return yield* Effect.fail(notFound)
@@ -140,7 +133,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
       .handle("resolve", ({ path }) => move(path.id, "Resolve"))
       .handle("deliveries", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("incidents:read")
           const org = yield* requireOrg
           if ((yield* incidents.one(org.id, path.id)) === undefined) return yield* Effect.fail(notFound)
           return { data: yield* deliveries.forIncident(path.id) }
@@ -148,7 +140,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
       )
       .handle("postmortem", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("incidents:read")
           const org = yield* requireOrg
           const postmortem = yield* incidents.postmortem(org.id, path.id)
           if (postmortem !== undefined) return postmortem
@@ -158,7 +149,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
       )
       .handle("putPostmortem", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("incidents:write")
           const org = yield* requireOrg
           const caller = yield* Caller
           const postmortem = yield* incidents.putPostmortem(org.id, path.id, caller.user.id, payload.body)

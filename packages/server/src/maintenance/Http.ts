@@ -9,7 +9,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
-import { requireOrg, requireScope } from "../auth/Policy.js"
+import { requireOrg } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
 import { Plans } from "../limits/Plans.js"
 import { Maintenance } from "./Maintenance.js"
@@ -22,7 +22,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "maintenance", (handlers
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("maintenance:read")
           const org = yield* requireOrg
           const page = yield* maintenance.list(org, urlParams)
           return { data: page.data, total: page.total, limit: urlParams.limit, offset: urlParams.offset }
@@ -30,13 +29,11 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "maintenance", (handlers
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("maintenance:read")
           return yield* maintenance.one(yield* requireOrg, path.id)
         })
       )
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("maintenance:write")
           const caller = yield* Caller
           const org = yield* requireOrg
           const plan = yield* plans.forAccount(org.accountId)
@@ -49,20 +46,17 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "maintenance", (handlers
       )
       .handle("update", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("maintenance:write")
           return yield* maintenance.update(yield* requireOrg, path.id, payload, yield* writeSource)
         })
       )
       .handle("delete", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("maintenance:delete")
           const caller = yield* Caller
           return yield* maintenance.cancel(yield* requireOrg, path.id, caller.user.id, yield* writeSource)
         })
       )
       .handle("postUpdate", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("maintenance:write")
           const caller = yield* Caller
           return yield* maintenance.postUpdate(yield* requireOrg, path.id, caller.user.id, payload)
         })

@@ -58,7 +58,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
       )
       .handle("delete", () =>
         Effect.gen(function* () {
-          yield* requireSession
           const caller = yield* Caller
           yield* me.scheduleDeletion(caller)
           return yield* me.document(caller)
@@ -66,7 +65,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
       )
       .handle("restore", () =>
         Effect.gen(function* () {
-          yield* requireSession
           const caller = yield* Caller
           yield* me.restore(caller)
           return yield* me.document(caller)
@@ -109,7 +107,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
       )
       .handle("revokeSession", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireSession
           const caller = yield* Caller
           const revoked = yield* sessions.revoke(caller.user.id, path.id)
           if (!revoked) return yield* Effect.fail(notFound("session"))
@@ -117,7 +114,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
       )
       .handle("listTokens", () =>
         Effect.gen(function* () {
-          yield* requireSession
           const caller = yield* Caller
           const rows = yield* tokens.list(caller.user.id)
           return { data: rows.map((row) => new ApiToken(tokenFields(row))) }
@@ -125,7 +121,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
       )
       .handle("createToken", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireSession
           const caller = yield* Caller
           if (!caller.user.emailVerified) {
             return yield* Effect.fail(
@@ -163,7 +158,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
       )
       .handle("renameToken", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireSession
           const caller = yield* Caller
           const row = yield* tokens.rename(caller.user.id, path.id, payload.name)
           if (row === undefined) return yield* Effect.fail(notFound("token"))
@@ -172,7 +166,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
       )
       .handle("revokeToken", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireSession
           const caller = yield* Caller
           const revoked = yield* tokens.revoke(caller.user.id, path.id)
           if (!revoked) return yield* Effect.fail(notFound("token"))

@@ -35,7 +35,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "orgs", (handlers) =>
       )
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireSession
           return yield* orgs.create(yield* Caller, payload)
         })
       )
@@ -43,7 +42,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "orgs", (handlers) =>
       .handle("usage", ({ path }) => Effect.flatMap(Caller, (caller) => orgs.usage(caller.user.id, path.id)))
       .handle("invite", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireSession
           const caller = yield* Caller
           const m = yield* ownerOf(path.id)
           return yield* orgs.invite(caller, { id: m.id, accountId: m.account_id, slug: m.slug }, payload)
@@ -51,14 +49,12 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "orgs", (handlers) =>
       )
       .handle("listInvitations", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireSession
           const m = yield* ownerOf(path.id)
           return { data: yield* orgs.pendingInvitations(m.id) }
         })
       )
       .handle("revokeInvitation", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireSession
           const m = yield* ownerOf(path.id)
           yield* orgs.revokeInvitation(m.id, path.invitation_id)
         })

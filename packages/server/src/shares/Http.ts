@@ -7,7 +7,7 @@ import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { requireOrg, requireScope } from "../auth/Policy.js"
+import { requireOrg } from "../auth/Policy.js"
 import { Shares } from "./Shares.js"
 
 export const layer = HttpApiBuilder.group(SignalmanApi, "shares", (handlers) =>
@@ -15,20 +15,17 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "shares", (handlers) =>
     handlers
       .handle("create", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           const caller = yield* Caller
           return yield* shares.create(yield* requireOrg, caller.user.id, path.id, payload)
         })
       )
       .handle("list", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           return { data: yield* shares.list(yield* requireOrg, path.id) }
         })
       )
       .handle("revoke", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           const caller = yield* Caller
           yield* shares.revoke(yield* requireOrg, path.id, path.share_id, caller.user.id)
         })

@@ -13,7 +13,7 @@ import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import { requireOrg, requireOwner, requireScope } from "../auth/Policy.js"
+import { requireOrg, requireOwner } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
 import { Plans } from "../limits/Plans.js"
 import * as Logos from "./Logos.js"
@@ -99,19 +99,16 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:read")
           return yield* pages.list(yield* requireOrg, urlParams)
         })
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:read")
           return yield* pages.one(yield* requireOrg, path.id)
         })
       )
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           const org = yield* owner
           const caller = yield* Caller
           const created = yield* pages.create(
@@ -129,7 +126,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
       )
       .handle("update", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           const org = yield* owner
           const caller = yield* Caller
           return yield* pages.update(
@@ -144,19 +140,16 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
       )
       .handle("delete", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:delete")
           yield* pages.remove(yield* owner, path.id)
         })
       )
       .handle("listComponents", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:read")
           return yield* pages.listComponents(yield* requireOrg, path.id)
         })
       )
       .handle("addComponent", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           const org = yield* owner
           const caller = yield* Caller
           return yield* pages.addComponent(org, caller.user.id, yield* planOf(org.accountId), path.id, payload)
@@ -164,25 +157,21 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
       )
       .handle("updateComponent", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           return yield* pages.updateComponent(yield* owner, path.id, path.target_id, payload)
         })
       )
       .handle("removeComponent", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           yield* pages.removeComponent(yield* owner, path.id, path.target_id)
         })
       )
       .handle("reorderComponents", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           return yield* pages.reorder(yield* owner, path.id, payload)
         })
       )
       .handle("uploadLogo", ({ path, payload, request }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           const org = yield* owner
           yield* pages.found(org, path.id).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
           const plan = yield* planOf(org.accountId)
@@ -194,44 +183,37 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
       )
       .handle("removeLogo", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:delete")
           return yield* pages.removeLogo(yield* owner, path.id)
         })
       )
       .handle("listViewers", ({ path, urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:read")
           return yield* viewers.list(yield* requireOrg, path.id, urlParams)
         })
       )
       .handle("blockViewer", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           const caller = yield* Caller
           return yield* viewers.block(yield* owner, path.id, path.viewer_id, caller.user.id)
         })
       )
       .handle("unblockViewer", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           return yield* viewers.unblock(yield* owner, path.id, path.viewer_id)
         })
       )
       .handle("viewerHistory", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:read")
           return yield* viewers.history(yield* requireOrg, path.id, path.viewer_id)
         })
       )
       .handle("passwordRecord", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:read")
           return yield* viewers.passwordRecord(yield* requireOrg, path.id)
         })
       )
       .handle("passwordSignOut", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("status_page:write")
           return yield* viewers.passwordSignOut(yield* owner, path.id)
         })
       )

@@ -45,20 +45,17 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
     return handlers
       .handle("test", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:execute")
           const { org, plan } = yield* currentWriter
           return yield* checkTest.run(org, plan, payload.check)
         })
       )
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           return yield* creation.create(yield* currentWriter, payload, yield* writeSource)
         })
       )
       .handle("bulk", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           // Bounded before anything is looked up: an oversized batch is refused for what it is.
           yield* BatchSize.atMost("targets", payload.targets.length, MAX_BULK_TARGETS)
           return yield* creation.bulk(yield* currentWriter, payload, yield* writeSource)
@@ -66,7 +63,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("duplicate", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           return yield* creation.duplicate(yield* currentWriter, path.id, payload, yield* writeSource)
         })
       )
@@ -79,53 +75,45 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       )
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           const page = yield* targets.list(yield* requireOrg, urlParams)
           return { data: page.rows.map(toTarget), total: page.total, limit: urlParams.limit, offset: urlParams.offset }
         })
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           const row = yield* targets.one(yield* requireOrg, path.id)
           return row === undefined ? yield* Effect.fail(notFound) : toTarget(row)
         })
       )
       .handle("update", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           return yield* changes.update(yield* currentWriter, path.id, payload, yield* writeSource)
         })
       )
       .handle("regions", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           return { regions: yield* regions.ofTarget(yield* requireOrg, path.id) }
         })
       )
       .handle("setRegions", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:write")
           return { regions: yield* regions.set(yield* currentWriter, path.id, payload.regions, yield* writeSource) }
         })
       )
       .handle("listRegions", () => Effect.map(regions.enabled, (enabled) => ({ regions: enabled })))
       .handle("tags", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           const page = yield* targets.tags(yield* requireOrg, urlParams)
           return { data: page.rows, total: page.total, limit: urlParams.limit, offset: urlParams.offset }
         })
       )
       .handle("delete", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:delete")
           if (!(yield* targets.remove(yield* requireOrg, path.id))) return yield* Effect.fail(notFound)
         })
       )
       .handle("incidents", ({ path, urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("targets:read")
           const org = yield* requireOrg
           const page = yield* incidentPeriods.ofTarget(org.id, path.id, urlParams)
           return Option.isSome(page) ? page.value : yield* Effect.fail(notFound)

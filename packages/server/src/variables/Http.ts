@@ -6,7 +6,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { requireOrg, requireScope } from "../auth/Policy.js"
+import { requireOrg } from "../auth/Policy.js"
 import { Variables } from "./Variables.js"
 
 export const layer = HttpApiBuilder.group(SignalmanApi, "variables", (handlers) =>
@@ -14,32 +14,27 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "variables", (handlers) 
     handlers
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
-          yield* requireScope("variables:read")
           const page = yield* variables.list((yield* requireOrg).id, urlParams)
           return { ...page, limit: urlParams.limit, offset: urlParams.offset }
         })
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("variables:read")
           return yield* variables.get((yield* requireOrg).id, path.id)
         })
       )
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("variables:write")
           return yield* variables.create((yield* requireOrg).id, payload)
         })
       )
       .handle("rotate", ({ path, payload }) =>
         Effect.gen(function* () {
-          yield* requireScope("variables:write")
           return yield* variables.rotate((yield* requireOrg).id, path.id, payload.value)
         })
       )
       .handle("delete", ({ path }) =>
         Effect.gen(function* () {
-          yield* requireScope("variables:delete")
           yield* variables.remove((yield* requireOrg).id, path.id)
         })
       )

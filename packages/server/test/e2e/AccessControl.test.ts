@@ -146,6 +146,58 @@ Fixture.describe(`access control (${TestDatabase.kind} database)`, { env: settin
     })
   )
 
+  it.effect(
+    "a token lacking the scope its endpoint declares is 403 INSUFFICIENT_SCOPE naming it, in every group, before ORG_REQUIRED",
+    () =>
+      Effect.gen(function* () {
+        const { server, smtp } = yield* environment
+        const alice = yield* signIn(server, smtp)
+        const org = (yield* me(alice)).orgs[0]
+        assert.isDefined(org)
+        // A scope no sampled endpoint takes, and one that takes them all.
+        const lacking = yield* mintToken(alice, { scopes: ["oncall:read"], org_id: org?.id })
+        const full = yield* mintToken(alice, { org_id: org?.id })
+        const id = crypto.randomUUID()
+        // [method, path, the scope the contract declares, the answer once admitted]
+        const sample = [
+          ["GET", "/api/v1/targets", "targets:read", 200],
+          ["DELETE", `/api/v1/targets/${id}`, "targets:delete", 404],
+          ["GET", `/api/v1/targets/${id}/uptime`, "targets:read", 404],
+          ["POST", `/api/v1/targets/${id}/check-now`, "targets:execute", 404],
+          ["GET", `/api/v1/targets/${id}/heartbeat`, "targets:write", 404],
+          ["GET", `/api/v1/targets/${id}/shares`, "targets:write", 404],
+          ["GET", "/api/v1/incidents", "incidents:read", 200],
+          ["POST", `/api/v1/incidents/${id}/acknowledge`, "incidents:execute", 404],
+          ["GET", "/api/v1/channels", "channels:read", 200],
+          ["DELETE", `/api/v1/variables/${id}`, "variables:delete", 404],
+          ["DELETE", `/api/v1/maintenance/${id}`, "maintenance:delete", 404],
+          ["GET", "/api/v1/status-pages", "status_page:read", 200]
+        ] as const
+        for (const [method, path, scope, admitted] of sample) {
+          const refused = yield* bearer(server, lacking.token, path, { method })
+          expect(refused.status, `${method} ${path}`).toBe(403)
+          expect(Http.envelope(refused), `${method} ${path}`).toMatchObject({
+            code: "INSUFFICIENT_SCOPE",
+            message: `This token lacks the ${scope} scope`,
+            details: { required: scope }
+          })
+          expect((yield* bearer(server, full.token, path, { method })).status, `${method} ${path}`).toBe(admitted)
+        }
+        // Session-only routes refuse any token, whatever its scopes.
+        const tokens = yield* bearer(server, full.token, "/api/v1/me/api-tokens")
+        expect(tokens.status).toBe(403)
+        expect(code(tokens)).toBe("SESSION_REQUIRED")
+        // The scope is checked before the org: an unbound token naming no org hears about its scope first.
+        const unbound = yield* mintToken(alice, { scopes: ["oncall:read"] })
+        expect(Http.envelope(yield* bearer(server, unbound.token, "/api/v1/targets"))).toMatchObject({
+          code: "INSUFFICIENT_SCOPE",
+          details: { required: "targets:read" }
+        })
+        const unboundFull = yield* mintToken(alice)
+        expect(code(yield* bearer(server, unboundFull.token, "/api/v1/targets"))).toBe("ORG_REQUIRED")
+      })
+  )
+
   it.effect("token create: expiry 1 to 365 days, a foreign org is 404, unknown scopes are dropped", () =>
     Effect.gen(function* () {
       const { server, smtp } = yield* environment
