@@ -4,9 +4,9 @@
  * attempt, and say where the browser goes next.
  */
 import * as Effect from "effect/Effect"
+import { Accounts, type UserRow } from "../accounts/Accounts.js"
 import { AppConfig } from "../config/Config.js"
 import { Invitations } from "../orgs/Invitations.js"
-import { Accounts, type UserRow } from "./Accounts.js"
 import { Attempts, type Method } from "./Attempts.js"
 import { type Device, Sessions } from "./Sessions.js"
 

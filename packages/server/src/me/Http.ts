@@ -12,7 +12,7 @@ import { ApiToken, CreatedApiToken, MeUsage, SessionInfo } from "@signalman/core
 import * as Scope from "@signalman/core/Scope"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import { Accounts } from "../auth/Accounts.js"
+import { Accounts } from "../accounts/Accounts.js"
 import { ApiTokens, type TokenRow } from "../auth/ApiTokens.js"
 import { requireSession } from "../auth/Policy.js"
 import { Sessions } from "../auth/Sessions.js"
