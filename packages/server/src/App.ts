@@ -61,7 +61,7 @@ import * as Notifier from "./notify/Notifier.js"
 import * as Operations from "./operations/Http.js"
 import * as OperatorHttp from "./operator/Http.js"
 import * as OrgsHttp from "./orgs/Http.js"
-import { Invitations } from "./orgs/Invitations.js"
+import { carried as carriedInvitation, Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
@@ -106,7 +106,7 @@ const identity = Layer.mergeAll(
   Attempts.Default,
   Fingerprint.Default,
   MagicLinks.Default,
-  SignIn.Default,
+  SignIn.Default.pipe(Layer.provide(carriedInvitation)),
   Invitations.Default,
   Plans.Default,
   QuotaEvents.Default,
