@@ -82,6 +82,7 @@ import * as SubscriptionEnds from "./subscribers/Ends.js"
 import * as SubscriptionsHttp from "./subscribers/Http.js"
 import * as MaintenanceAnnouncements from "./subscribers/MaintenanceAnnouncements.js"
 import * as SubscriberPages from "./subscribers/Pages.js"
+import * as SubscriberMail from "./subscribers/SubscriberMail.js"
 import { Subscribers } from "./subscribers/Subscribers.js"
 import { Admission } from "./targets/Admission.js"
 import { BulkActions } from "./targets/BulkActions.js"
@@ -223,6 +224,8 @@ const http = (config: Config.Values) => {
     // Outlives the server's drain (released after it): the pings acknowledged are written before the database goes.
     Layer.provide([HeartbeatEvaluation.Evaluation.Default, Pings.Default]),
     Layer.provide(Engine.monitorResults(Monitoring.resultObservers).pipe(Layer.provide(incidentWriting))),
+    // The notifier's deliveries to page subscribers, wherever the notifier runs or is asked (SubscriberDelivery).
+    Layer.provide(SubscriberMail.delivery),
     // No trace exporter is configured, so a span per request would be work nobody reads.
     Layer.provide(Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config["server.port"], host: config["server.host"] }))
