@@ -95,7 +95,7 @@ export class Accounts extends Effect.Service<Accounts>()("Signalman/Accounts", {
         )
         .pipe(
           // Another sign-up took the slug between the search and the insert: search again.
-          Effect.retry({ times: 3 }),
+          Effect.retry({ times: 3, while: (error) => error._tag === "SlugTaken" }),
           Effect.orDie,
           Effect.flatMap(repo.userById),
           Effect.flatMap((user) =>
