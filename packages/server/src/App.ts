@@ -11,7 +11,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as Layer from "effect/Layer"
 import { Abuse } from "./abuse/Abuse.js"
-import { Accounts } from "./auth/Accounts.js"
+import { Accounts } from "./accounts/Accounts.js"
 import { ApiTokens } from "./auth/ApiTokens.js"
 import { Attempts } from "./auth/Attempts.js"
 import * as Authentication from "./auth/Authentication.js"
@@ -61,7 +61,7 @@ import * as Notifier from "./notify/Notifier.js"
 import * as Operations from "./operations/Http.js"
 import * as OperatorHttp from "./operator/Http.js"
 import * as OrgsHttp from "./orgs/Http.js"
-import { Invitations } from "./orgs/Invitations.js"
+import { carried as carriedInvitation, Invitations } from "./orgs/Invitations.js"
 import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
@@ -82,6 +82,7 @@ import * as SubscriptionEnds from "./subscribers/Ends.js"
 import * as SubscriptionsHttp from "./subscribers/Http.js"
 import * as MaintenanceAnnouncements from "./subscribers/MaintenanceAnnouncements.js"
 import * as SubscriberPages from "./subscribers/Pages.js"
+import * as SubscriberMail from "./subscribers/SubscriberMail.js"
 import { Subscribers } from "./subscribers/Subscribers.js"
 import { Admission } from "./targets/Admission.js"
 import { BulkActions } from "./targets/BulkActions.js"
@@ -109,7 +110,7 @@ const identity = Layer.mergeAll(
   Attempts.Default,
   Fingerprint.Default,
   MagicLinks.Default,
-  SignIn.Default,
+  SignIn.Default.pipe(Layer.provide(carriedInvitation)),
   Invitations.Default,
   Plans.Default,
   QuotaEvents.Default,
@@ -233,6 +234,8 @@ const http = (config: Config.Values) => {
     // Outlives the server's drain (released after it): the pings acknowledged are written before the database goes.
     Layer.provide([HeartbeatEvaluation.Evaluation.Default, Pings.Default]),
     Layer.provide(Engine.monitorResults(Monitoring.resultObservers).pipe(Layer.provide(incidentWriting))),
+    // The notifier's deliveries to page subscribers, wherever the notifier runs or is asked (SubscriberDelivery).
+    Layer.provide(SubscriberMail.delivery),
     // No trace exporter is configured, so a span per request would be work nobody reads.
     Layer.provide(Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config["server.port"], host: config["server.host"] }))

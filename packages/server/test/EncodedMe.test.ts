@@ -3,7 +3,7 @@ import type { CallerShape } from "@signalman/core/api/Authentication"
 import { AccountId, ApiTokenId, Me, OrgId, SessionId, UserId } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
 import * as Schema from "effect/Schema"
-import type { MembershipRow, UserRow } from "../src/auth/Accounts.js"
+import type { MembershipRow, UserRow } from "../src/accounts/Accounts.js"
 import { EncodedMe } from "../src/me/EncodedMe.js"
 import type { Sources } from "../src/me/Me.js"
 

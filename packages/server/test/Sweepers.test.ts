@@ -1,7 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { uuidv7 } from "../src/infra/Ids.js"
+import { SweepersRepo } from "../src/workers/Repo.js"
 import { sweeps } from "../src/workers/Sweepers.js"
 import * as TestServer from "./support/TestServer.js"
 
@@ -13,7 +15,10 @@ describe("sweepers", () => {
       const sweep = (name: string) => {
         const found = sweeps(true).find((s) => s.name === name)
         if (found === undefined) throw new Error(`no sweep ${name}`)
-        return Effect.provideService(found.run, SqlClient.SqlClient, sql)
+        return Effect.provide(
+          found.run,
+          SweepersRepo.Default.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, sql)))
+        )
       }
       const accountId = uuidv7()
       const userId = uuidv7()

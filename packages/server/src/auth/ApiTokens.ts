@@ -6,43 +6,27 @@
  * token) and every request still reads the token's row, so a revoke or an expiry takes effect at once in every
  * process. A revoke here also drops the remembered entry.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Argon2 from "@node-rs/argon2"
-import { ApiTokenId, OrgId, UserId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import { uuidv7 } from "../infra/Ids.js"
 import { Invalidation } from "../infra/Invalidation.js"
 import { randomSecret, sha256Key } from "../infra/Secrets.js"
 import { TtlCache } from "../infra/TtlCache.js"
+import { AuthRepo, TokenRow } from "./Repo.js"
 import { UsageDebounce } from "./UsageDebounce.js"
+
+export { TokenRow }
 
 export const PREFIX = "sm_live_"
 const wellFormed = /^sm_live_[A-Za-z0-9_-]{43}$/
 const LOOKUP_LENGTH = 16
 const CACHE_MAX = 10_000
 
-export const TokenRow = Schema.Struct({
-  id: ApiTokenId,
-  user_id: UserId,
-  org_id: Schema.NullOr(OrgId),
-  name: Schema.String,
-  prefix: Schema.String,
-  scopes: Schema.Array(Schema.String),
-  created_at: Schema.DateFromSelf,
-  expires_at: Schema.NullOr(Schema.DateFromSelf),
-  last_used_at: Schema.NullOr(Schema.DateFromSelf)
-})
-export type TokenRow = typeof TokenRow.Type
-
-const columns = "id, user_id, org_id, name, prefix, scopes, created_at, expires_at, last_used_at"
-
 export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* AuthRepo
     const debounce = yield* UsageDebounce
     const invalidation = yield* Invalidation
-    const decode = Schema.decodeUnknown(Schema.Array(TokenRow))
     // sha256(token) -> token id, for tokens whose hash has been verified in this process.
     const verified = new Map<string, string>()
     const byTokenId = new Map<string, string>()
@@ -74,18 +58,10 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
           // Expiry needs no database: the row says when.
           return Effect.succeed(isLive(hit) ? hit : undefined)
         }
-        return sql`
-          SELECT ${sql.literal(columns)} FROM api_tokens
-          WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-        `.pipe(
-          Effect.flatMap(decode),
-          Effect.map((found) => found[0]),
-          Effect.tap((row) =>
-            Effect.sync(() => {
-              if (row !== undefined) liveRows.set(id, row, [`token:${id}`, `user:${row.user_id}`])
-            })
-          ),
-          Effect.orDie
+        return Effect.tap(repo.liveToken(id), (row) =>
+          Effect.sync(() => {
+            if (row !== undefined) liveRows.set(id, row, [`token:${id}`, `user:${row.user_id}`])
+          })
         )
       })
 
@@ -100,10 +76,7 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
           if (row === undefined) forget(known)
           return row
         }
-        const candidates = yield* sql<{ id: string; hash: string }>`
-          SELECT id, hash FROM api_tokens
-          WHERE prefix = ${token.slice(0, LOOKUP_LENGTH)} AND revoked_at IS NULL
-        `.pipe(Effect.orDie)
+        const candidates = yield* repo.tokenCandidates(token.slice(0, LOOKUP_LENGTH))
         for (const candidate of candidates) {
           const ok = yield* Effect.promise(() => Argon2.verify(candidate.hash, token).catch(() => false))
           if (!ok) continue
@@ -128,13 +101,7 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
       },
       /** Whether `touch` would write the token's last use now. */
       usageDue: (row: TokenRow): boolean => debounce.isDue(`token:${row.id}`),
-      touch: (row: TokenRow) =>
-        debounce.due(`token:${row.id}`)
-          ? sql`
-              UPDATE api_tokens SET last_used_at = now()
-              WHERE id = ${row.id} AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')
-            `.pipe(Effect.asVoid, Effect.orDie)
-          : Effect.void,
+      touch: (row: TokenRow) => (debounce.due(`token:${row.id}`) ? repo.touchToken(row.id) : Effect.void),
       /** Counts and inserts under a per-user lock, so concurrent creates settle exactly at the cap. */
       create: (input: {
         readonly userId: string
@@ -148,51 +115,29 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
           const token = `${PREFIX}${randomSecret(32)}`
           const hash = yield* Effect.promise(() => Argon2.hash(token))
           const id = uuidv7()
-          return yield* sql
-            .withTransaction(
-              Effect.gen(function* () {
-                yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`api_tokens:${input.userId}`}))`
-                const [count] = yield* sql<{ n: number }>`
-                SELECT count(*)::int AS n FROM api_tokens
-                WHERE user_id = ${input.userId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-              `
-                const current = count?.n ?? 0
-                if (current >= input.cap) return { _tag: "Full" as const, current }
-                const [row] = yield* sql`
-                INSERT INTO api_tokens (id, user_id, org_id, name, prefix, hash, scopes, expires_at)
-                VALUES (${id}, ${input.userId}, ${input.orgId}, ${input.name}, ${token.slice(0, LOOKUP_LENGTH)},
-                        ${hash}, ${[...input.scopes]},
-                        ${input.expiresInDays === null ? null : sql`now() + make_interval(days => ${input.expiresInDays})`})
-                RETURNING ${sql.literal(columns)}
-              `.pipe(Effect.flatMap(decode))
-                if (row === undefined) return yield* Effect.dieMessage("token vanished after insert")
-                return { _tag: "Created" as const, row, token }
+          return yield* repo.transaction(
+            Effect.gen(function* () {
+              yield* repo.lockUserTokens(input.userId)
+              const current = yield* repo.liveTokenCount(input.userId)
+              if (current >= input.cap) return { _tag: "Full" as const, current }
+              const row = yield* repo.insertToken({
+                id,
+                user_id: input.userId,
+                org_id: input.orgId,
+                name: input.name,
+                prefix: token.slice(0, LOOKUP_LENGTH),
+                hash,
+                scopes: input.scopes,
+                expires_in_days: input.expiresInDays
               })
-            )
-            .pipe(Effect.orDie)
+              return { _tag: "Created" as const, row, token }
+            })
+          )
         }),
-      list: (userId: string) =>
-        sql`
-          SELECT ${sql.literal(columns)} FROM api_tokens
-          WHERE user_id = ${userId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-          ORDER BY created_at DESC
-        `.pipe(Effect.flatMap(decode), Effect.orDie),
-      rename: (userId: string, id: string, name: string) =>
-        sql`
-          UPDATE api_tokens SET name = ${name}
-          WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL
-          RETURNING ${sql.literal(columns)}
-        `.pipe(
-          Effect.flatMap(decode),
-          Effect.map((rows) => rows[0]),
-          Effect.orDie
-        ),
+      list: (userId: string) => repo.tokensOf(userId),
+      rename: (userId: string, id: string, name: string) => repo.renameToken(userId, id, name),
       revoke: (userId: string, id: string) =>
-        sql<{ id: string }>`
-          UPDATE api_tokens SET revoked_at = now()
-          WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id
-        `.pipe(
-          Effect.orDie,
+        repo.revokeToken(userId, id).pipe(
           Effect.tap((revoked) =>
             revoked.length > 0
               ? Effect.zipRight(
@@ -205,5 +150,5 @@ export class ApiTokens extends Effect.Service<ApiTokens>()("Signalman/ApiTokens"
         )
     }
   }),
-  dependencies: [UsageDebounce.Default, Invalidation.Default]
+  dependencies: [AuthRepo.Default, UsageDebounce.Default, Invalidation.Default]
 }) {}

@@ -2,10 +2,10 @@
  * The authentication attempts log: every sign-in and every credential check that fails writes a row with its
  * method, outcome, reason and fingerprints. The settings page's recent-activity panel reads it.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../infra/Ids.js"
 import { Fingerprint } from "./Fingerprint.js"
+import { AuthRepo } from "./Repo.js"
 
 export type Method = "magic_link" | "api_token" | "session" | "passkey" | `${string}_oauth`
 
@@ -34,16 +34,22 @@ export interface Attempt {
 
 export class Attempts extends Effect.Service<Attempts>()("Signalman/Attempts", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* AuthRepo
     const fingerprint = yield* Fingerprint
     return {
       record: (attempt: Attempt) =>
-        sql`
-          INSERT INTO auth_attempts (id, method, success, failure_reason, user_id, ip_hash, user_agent_hash)
-          VALUES (${uuidv7()}, ${attempt.method}, ${attempt.success}, ${attempt.failureReason ?? null},
-                  ${attempt.userId ?? null}, ${fingerprint.hash(attempt.ip)}, ${fingerprint.hash(attempt.userAgent)})
-        `.pipe(Effect.asVoid, Effect.orDie)
+        Effect.suspend(() =>
+          repo.insertAttempt({
+            id: uuidv7(),
+            method: attempt.method,
+            success: attempt.success,
+            failure_reason: attempt.failureReason ?? null,
+            user_id: attempt.userId ?? null,
+            ip_hash: fingerprint.hash(attempt.ip),
+            user_agent_hash: fingerprint.hash(attempt.userAgent)
+          })
+        )
     }
   }),
-  dependencies: [Fingerprint.Default]
+  dependencies: [AuthRepo.Default, Fingerprint.Default]
 }) {}

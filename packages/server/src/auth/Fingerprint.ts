@@ -8,26 +8,25 @@
  */
 
 import { createHmac } from "node:crypto"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../config/Config.js"
+import { CryptoRepo } from "../crypto/Repo.js"
 import { randomSecret, sha256 } from "../infra/Secrets.js"
 
 export class SaltChanged extends Data.TaggedError("SaltChanged")<{ readonly message: string }> {}
 
 export class Fingerprint extends Effect.Service<Fingerprint>()("Signalman/Fingerprint", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* CryptoRepo
     const config = yield* AppConfig
     const configured = config["auth.fingerprint_salt"]
-    const rows = yield* sql<{ value: string }>`SELECT value FROM instance_secrets WHERE name = 'fingerprint_salt'`
-    const stored = rows[0]?.value
+    const stored = yield* repo.read("fingerprint_salt")
     let salt: string
     if (configured === undefined) {
       salt = stored ?? randomSecret()
       if (stored === undefined) {
-        yield* sql`INSERT INTO instance_secrets (name, value) VALUES ('fingerprint_salt', ${salt}) ON CONFLICT (name) DO NOTHING`
+        yield* repo.keep("fingerprint_salt", salt)
       }
     } else {
       salt = configured
@@ -39,15 +38,13 @@ export class Fingerprint extends Effect.Service<Fingerprint>()("Signalman/Finger
               "set auth.fingerprint_salt_rotate=true to rotate it"
           })
         }
-        yield* sql`INSERT INTO auth_salt_history (salt_sha256, retired_at) VALUES (${sha256(stored).toString("hex")}, now())`
+        yield* repo.retireSalt(sha256(stored).toString("hex"))
       }
-      yield* sql`
-        INSERT INTO instance_secrets (name, value) VALUES ('fingerprint_salt', ${salt})
-        ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value
-      `
+      yield* repo.replace("fingerprint_salt", salt)
     }
     const hash = (value: string | undefined): string | null =>
       value === undefined || value === "" ? null : createHmac("sha256", salt).update(value).digest("base64url")
     return { hash }
-  }).pipe(Effect.orDie)
+  }).pipe(Effect.orDie),
+  dependencies: [CryptoRepo.Default]
 }) {}

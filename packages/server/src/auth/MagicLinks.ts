@@ -12,16 +12,15 @@
  */
 
 import { randomInt } from "node:crypto"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
+import { isPlausibleEmail, normalizeEmail } from "../accounts/Accounts.js"
 import { AppConfig, publicBaseUrl } from "../config/Config.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Mailer } from "../infra/Mailer.js"
 import { randomSecret, safeEqualBytes, sha256 } from "../infra/Secrets.js"
-import { isPlausibleEmail, normalizeEmail } from "./Accounts.js"
 import { Attempts, type FailureReason } from "./Attempts.js"
 import { Fingerprint } from "./Fingerprint.js"
+import { AuthRepo, type LinkRow } from "./Repo.js"
 import type { Device } from "./Sessions.js"
 
 export const CODE_COOKIE = "_sm_ml_code"
@@ -43,26 +42,17 @@ export const normalizeCode = (input: string): string | undefined => {
   return /^[0-9A-HJKMNP-TV-Z]{6}$/.test(code) ? code : undefined
 }
 
-const LinkRow = Schema.Struct({
-  id: Schema.String,
-  email: Schema.String,
-  invitation_token: Schema.NullOr(Schema.String),
-  redirect_after: Schema.NullOr(Schema.String),
-  code_hash: Schema.Uint8ArrayFromSelf
-})
-
-export type Redeemed = typeof LinkRow.Type
+export type Redeemed = LinkRow
 
 export type RedeemFailure = { readonly _tag: "Invalid"; readonly reason: FailureReason }
 
 export class MagicLinks extends Effect.Service<MagicLinks>()("Signalman/MagicLinks", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* AuthRepo
     const config = yield* AppConfig
     const mailer = yield* Mailer
     const attempts = yield* Attempts
     const fingerprint = yield* Fingerprint
-    const decode = Schema.decodeUnknown(Schema.Array(LinkRow))
     const expiryMinutes = config["auth.magic_link.expiry_minutes"]
     const throttleSecs = config["auth.magic_link.rate_limit_seconds"]
     const base = yield* publicBaseUrl
@@ -98,74 +88,56 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("Signalman/MagicLin
         const token = randomSecret(32)
         const code = newCode()
         const id = uuidv7()
-        const shouldMail = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`magic_link:${email}`}))`
-              const [row] = yield* sql<{ created_at: Date }>`
-                INSERT INTO magic_links (id, email, token_hash, code_hash, browser_hash, created_at, expires_at,
-                                         invitation_token, redirect_after, ip_hash, user_agent_hash)
-                VALUES (${id}, ${email}, ${sha256(token)}, ${sha256(code)}, ${sha256(input.browser)}, clock_timestamp(),
-                        clock_timestamp() + make_interval(mins => ${expiryMinutes}), ${input.invitation},
-                        ${input.redirectAfter}, ${fingerprint.hash(input.device.ip)}, ${fingerprint.hash(input.device.userAgent)})
-                RETURNING created_at
-              `
-              const [earlier] =
-                throttleSecs === 0
-                  ? [{ n: 0 }]
-                  : yield* sql<{ n: number }>`
-                      SELECT count(*)::int AS n FROM magic_links
-                      WHERE email = ${email} AND id <> ${id} AND mailed
-                        AND created_at > ${row?.created_at ?? new Date()}::timestamptz - make_interval(secs => ${throttleSecs})
-                    `
-              if ((earlier?.n ?? 0) > 0) {
-                // Throttled: this credential was never sent, so it must never work.
-                yield* sql`UPDATE magic_links SET retired_at = clock_timestamp() WHERE id = ${id}`
-                return false
-              }
-              yield* sql`
-                UPDATE magic_links SET retired_at = clock_timestamp()
-                WHERE email = ${email} AND id <> ${id} AND retired_at IS NULL AND used_at IS NULL
-              `
-              yield* sql`UPDATE magic_links SET mailed = true WHERE id = ${id}`
-              return true
+        const shouldMail = yield* repo.transaction(
+          Effect.gen(function* () {
+            yield* repo.lockEmail(email)
+            const createdAt = yield* repo.insertLink({
+              id,
+              email,
+              token_hash: sha256(token),
+              code_hash: sha256(code),
+              browser_hash: sha256(input.browser),
+              expiry_minutes: expiryMinutes,
+              invitation_token: input.invitation,
+              redirect_after: input.redirectAfter,
+              ip_hash: fingerprint.hash(input.device.ip),
+              user_agent_hash: fingerprint.hash(input.device.userAgent)
             })
-          )
-          .pipe(Effect.orDie)
+            const earlier = throttleSecs === 0 ? 0 : yield* repo.mailedBefore(email, id, createdAt, throttleSecs)
+            if (earlier > 0) {
+              // Throttled: this credential was never sent, so it must never work.
+              yield* repo.retireLink(id)
+              return false
+            }
+            yield* repo.retireOtherLinks(email, id)
+            yield* repo.markMailed(id)
+            return true
+          })
+        )
         if (shouldMail) yield* mail(email, token, code)
       })
 
     // Why a token did not redeem, for the attempts log (the browser sees the same page whatever the reason).
     const reasonFor = (tokenHash: Buffer) =>
-      sql<{ used: boolean; retired: boolean; expired: boolean }>`
-        SELECT used_at IS NOT NULL AS used, retired_at IS NOT NULL AS retired, expires_at <= now() AS expired
-        FROM magic_links WHERE token_hash = ${tokenHash}
-      `.pipe(
-        Effect.map(
-          ([row]): FailureReason =>
-            row === undefined
-              ? "invalid_token"
-              : row.used
-                ? "token_used"
-                : row.retired
-                  ? "token_retired"
-                  : row.expired
-                    ? "token_expired"
-                    : "invalid_token"
-        ),
-        Effect.orDie
+      Effect.map(
+        repo.linkState(tokenHash),
+        (row): FailureReason =>
+          row === undefined
+            ? "invalid_token"
+            : row.used
+              ? "token_used"
+              : row.retired
+                ? "token_retired"
+                : row.expired
+                  ? "token_expired"
+                  : "invalid_token"
       )
 
     /** Redeems the mailed link: marked used in the same statement that checks it is live. */
     const redeemToken = (token: string, device: Device): Effect.Effect<Redeemed, RedeemFailure> =>
       Effect.gen(function* () {
         const tokenHash = sha256(token)
-        const rows = yield* sql`
-          UPDATE magic_links SET used_at = now()
-          WHERE token_hash = ${tokenHash} AND used_at IS NULL AND retired_at IS NULL AND expires_at > now()
-          RETURNING id, email, invitation_token, redirect_after, code_hash
-        `.pipe(Effect.flatMap(decode), Effect.orDie)
-        const row = rows[0]
+        const row = yield* repo.redeemLink(tokenHash)
         if (row !== undefined) return row
         const reason = /^[A-Za-z0-9_-]{43}$/.test(token) ? yield* reasonFor(tokenHash) : "invalid_token"
         yield* attempts.record({ method: "magic_link", success: false, failureReason: reason, ...device })
@@ -181,16 +153,7 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("Signalman/MagicLin
       Effect.gen(function* () {
         const code = normalizeCode(typed)
         if (code === undefined) return yield* Effect.fail({ _tag: "Malformed" } as const)
-        const live =
-          browser === undefined
-            ? []
-            : yield* sql`
-                SELECT id, email, invitation_token, redirect_after, code_hash FROM magic_links
-                WHERE browser_hash = ${sha256(browser)} AND used_at IS NULL AND retired_at IS NULL
-                  AND code_spent_at IS NULL AND expires_at > now()
-                ORDER BY created_at DESC, id DESC LIMIT 1
-              `.pipe(Effect.flatMap(decode), Effect.orDie)
-        const row = live[0]
+        const row = browser === undefined ? undefined : yield* repo.liveCode(sha256(browser))
         const fail = (reason: FailureReason) =>
           Effect.zipRight(
             attempts.record({ method: "magic_link", success: false, failureReason: reason, ...device }),
@@ -199,19 +162,14 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("Signalman/MagicLin
         if (row === undefined) return yield* fail("invalid_code")
         if (!safeEqualBytes(sha256(code), row.code_hash)) {
           // One attempt: a miss retires the code, the mailed link still works.
-          yield* sql`UPDATE magic_links SET code_spent_at = now() WHERE id = ${row.id}`.pipe(Effect.orDie)
+          yield* repo.spendCode(row.id)
           return yield* fail("invalid_code")
         }
-        const claimed = yield* sql<{ id: string }>`
-          UPDATE magic_links SET used_at = now(), code_spent_at = now()
-          WHERE id = ${row.id} AND used_at IS NULL AND retired_at IS NULL AND code_spent_at IS NULL AND expires_at > now()
-          RETURNING id
-        `.pipe(Effect.orDie)
-        if (claimed.length === 0) return yield* fail("token_used")
+        if (!(yield* repo.claimLink(row.id))) return yield* fail("token_used")
         return row
       })
 
     return { request, redeemToken, redeemCode }
   }),
-  dependencies: [Attempts.Default, Fingerprint.Default]
+  dependencies: [AuthRepo.Default, Attempts.Default, Fingerprint.Default]
 }) {}

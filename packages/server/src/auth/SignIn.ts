@@ -4,10 +4,10 @@
  * attempt, and say where the browser goes next.
  */
 import * as Effect from "effect/Effect"
+import { Accounts, type UserRow } from "../accounts/Accounts.js"
 import { AppConfig } from "../config/Config.js"
-import { Invitations } from "../orgs/Invitations.js"
-import { Accounts, type UserRow } from "./Accounts.js"
 import { Attempts, type Method } from "./Attempts.js"
+import { CarriedInvitation } from "./CarriedInvitation.js"
 import { type Device, Sessions } from "./Sessions.js"
 
 export interface Completion {
@@ -38,7 +38,7 @@ export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
   effect: Effect.gen(function* () {
     const accounts = yield* Accounts
     const sessions = yield* Sessions
-    const invitations = yield* Invitations
+    const invitations = yield* CarriedInvitation
     const attempts = yield* Attempts
     const config = yield* AppConfig
 
@@ -89,5 +89,6 @@ export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
 
     return { complete }
   }),
-  dependencies: [Accounts.Default, Sessions.Default, Invitations.Default, Attempts.Default]
+  // The carried invitation is bound where the process is composed (orgs own invitations; see CarriedInvitation).
+  dependencies: [Accounts.Default, Sessions.Default, Attempts.Default]
 }) {}

@@ -8,10 +8,10 @@
  */
 
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../config/Config.js"
+import { CryptoRepo } from "./Repo.js"
 
 export class SealError extends Data.TaggedError("SealError")<{ readonly message: string }> {}
 
@@ -20,16 +20,15 @@ const VERSION = "v1"
 export class Sealer extends Effect.Service<Sealer>()("Signalman/Sealer", {
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* CryptoRepo
     let keyText = config["secrets.encryption_key"]
     if (keyText === undefined) {
-      const rows = yield* sql<{ value: string }>`SELECT value FROM instance_secrets WHERE name = 'encryption_key'`
-      keyText = rows[0]?.value
+      keyText = yield* repo.read("encryption_key")
       if (keyText === undefined) {
-        keyText = randomBytes(32).toString("base64")
-        yield* sql`INSERT INTO instance_secrets (name, value) VALUES ('encryption_key', ${keyText}) ON CONFLICT (name) DO NOTHING`
-        const [kept] = yield* sql<{ value: string }>`SELECT value FROM instance_secrets WHERE name = 'encryption_key'`
-        keyText = kept?.value ?? keyText
+        const made = randomBytes(32).toString("base64")
+        yield* repo.keep("encryption_key", made)
+        // Another process booting at the same moment may have kept its key first; everyone uses the kept one.
+        keyText = (yield* repo.read("encryption_key")) ?? made
       }
       yield* Effect.logWarning(
         "secrets.encryption_key is not set: credentials are encrypted with a key kept in the database; set it for production"
@@ -59,5 +58,6 @@ export class Sealer extends Effect.Service<Sealer>()("Signalman/Sealer", {
           catch: () => new SealError({ message: "a sealed value cannot be opened with the configured key" })
         })
     }
-  }).pipe(Effect.orDie)
+  }).pipe(Effect.orDie),
+  dependencies: [CryptoRepo.Default]
 }) {}

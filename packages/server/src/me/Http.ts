@@ -4,15 +4,14 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
-import { ApiToken, CreatedApiToken, MeUsage, SessionInfo } from "@signalman/core/Identity"
+import { ApiToken, CreatedApiToken, SessionInfo } from "@signalman/core/Identity"
 import * as Scope from "@signalman/core/Scope"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import { Accounts } from "../auth/Accounts.js"
+import { Accounts } from "../accounts/Accounts.js"
 import { ApiTokens, type TokenRow } from "../auth/ApiTokens.js"
 import { requireSession } from "../auth/Policy.js"
 import { Sessions } from "../auth/Sessions.js"
@@ -43,7 +42,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
     const accounts = yield* Accounts
     const plans = yield* Plans
     const quotaEvents = yield* QuotaEvents
-    const sql = yield* SqlClient.SqlClient
 
     // The document is answered pre-encoded; the contract's `Me` schema is what encodes it (EncodedMe.ts).
     const encoded = new EncodedMe()
@@ -70,22 +68,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
           return yield* me.document(caller)
         })
       )
-      .handle("usage", () =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          const plan = yield* plans.forAccount(caller.user.accountId)
-          const [counts] = yield* sql<{ tokens: number; orgs: number }>`
-            SELECT
-              (SELECT count(*) FROM api_tokens WHERE user_id = ${caller.user.id} AND revoked_at IS NULL
-                 AND (expires_at IS NULL OR expires_at > now()))::int AS tokens,
-              (SELECT count(*) FROM orgs WHERE account_id = ${caller.user.accountId} AND deleted_at IS NULL)::int AS orgs
-          `.pipe(Effect.orDie)
-          return new MeUsage({
-            api_tokens: { current: counts?.tokens ?? 0, limit: plan.quotas.max_api_tokens_per_user },
-            owned_orgs: { current: counts?.orgs ?? 0, limit: plan.quotas.max_orgs }
-          })
-        })
-      )
+      .handle("usage", () => Effect.flatMap(Caller, me.usage))
       .handle("listSessions", () =>
         Effect.gen(function* () {
           const current = yield* requireSession

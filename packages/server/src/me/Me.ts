@@ -2,19 +2,19 @@
  * The caller's own account: the `/me` document, deletion with a 30-day grace and its restore, and the per-person
  * usage figures.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { CallerShape } from "@signalman/core/api/Authentication"
-import { Me, OrgMembership } from "@signalman/core/Identity"
+import { Me, MeUsage, OrgMembership } from "@signalman/core/Identity"
 import type * as Plan from "@signalman/core/Plan"
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import { Accounts, type MembershipRow, type UserRow } from "../auth/Accounts.js"
+import { Accounts, type MembershipRow, type UserRow } from "../accounts/Accounts.js"
 import { Invalidation } from "../infra/Invalidation.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
 import * as PageChanges from "../statuspages/PageChanges.js"
+import { MeRepo } from "./Repo.js"
 
 export const GRACE_DAYS = 30
 
@@ -65,7 +65,7 @@ export const build = (caller: CallerShape, { user, plan, orgs }: Sources): Me =>
 
 export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* MeRepo
     const accounts = yield* Accounts
     const plans = yield* Plans
     const quotaEvents = yield* QuotaEvents
@@ -94,37 +94,18 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
 
     // Everyone in the account's orgs sees their memberships change with a deletion or a restore.
     const publishAccount = (accountId: string) =>
-      sql<{ user_id: string }>`
-        SELECT DISTINCT m.user_id FROM memberships m JOIN orgs o ON o.id = m.org_id WHERE o.account_id = ${accountId}
-      `.pipe(
-        Effect.orDie,
-        Effect.flatMap((rows) => Effect.forEach(rows, (row) => accounts.changed(row.user_id), { discard: true }))
+      Effect.flatMap(repo.peopleOfAccount(accountId), (people) =>
+        Effect.forEach(people, (userId) => accounts.changed(userId), { discard: true })
       )
 
     /** Soft delete: the user, their account and its orgs leave every pool now and are purged after the grace. */
     const scheduleDeletion = (caller: CallerShape) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const accountId = caller.user.accountId
-            yield* sql`
-              UPDATE users SET deleted_at = now(), purge_after = now() + make_interval(days => ${GRACE_DAYS})
-              WHERE id = ${caller.user.id} AND deleted_at IS NULL
-            `
-            yield* sql`
-              UPDATE accounts SET deleted_at = now(), purge_after = now() + make_interval(days => ${GRACE_DAYS})
-              WHERE id = ${accountId} AND deleted_at IS NULL
-            `
-            yield* sql`UPDATE orgs SET deleted_at = now() WHERE account_id = ${accountId} AND deleted_at IS NULL`
-          })
-        )
-        .pipe(
-          Effect.orDie,
-          Effect.zipRight(accounts.changed(caller.user.id)),
-          Effect.zipRight(publishAccount(caller.user.accountId)),
-          // The account's public status pages go dark with its orgs, at once.
-          Effect.zipRight(invalidation.publish(PageChanges.every))
-        )
+      repo.scheduleDeletion(caller.user.id, caller.user.accountId, GRACE_DAYS).pipe(
+        Effect.zipRight(accounts.changed(caller.user.id)),
+        Effect.zipRight(publishAccount(caller.user.accountId)),
+        // The account's public status pages go dark with its orgs, at once.
+        Effect.zipRight(invalidation.publish(PageChanges.every))
+      )
 
     /** Undo a scheduled deletion; the orgs come back only if the plan still allows them (OWNER_ORG_LIMIT). */
     const restore = (caller: CallerShape) =>
@@ -132,30 +113,17 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
         if (!caller.user.deleted) return
         const accountId = caller.user.accountId
         const plan = yield* plans.forAccount(accountId)
-        const outcome = yield* sql
-          .withTransaction(
+        const outcome = yield* repo
+          .transaction(
             Effect.gen(function* () {
-              yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
-              const [counts] = yield* sql<{ live: number; back: number }>`
-                SELECT count(*) FILTER (WHERE o.deleted_at IS NULL)::int AS live,
-                       count(*) FILTER (WHERE o.deleted_at = a.deleted_at)::int AS back
-                FROM orgs o JOIN accounts a ON a.id = o.account_id
-                WHERE o.account_id = ${accountId}
-              `
-              const live = counts?.live ?? 0
-              const back = counts?.back ?? 0
+              yield* repo.lockAccount(accountId)
+              const { live, back } = yield* repo.orgCounts(accountId)
               if (!PlanLimits.fits(plan, "max_orgs", live, back)) return { over: true, current: live + back } as const
-              yield* sql`
-                UPDATE orgs o SET deleted_at = NULL FROM accounts a
-                WHERE a.id = o.account_id AND o.account_id = ${accountId} AND o.deleted_at = a.deleted_at
-              `
-              yield* sql`UPDATE accounts SET deleted_at = NULL, purge_after = NULL WHERE id = ${accountId}`
-              yield* sql`UPDATE users SET deleted_at = NULL, purge_after = NULL WHERE id = ${caller.user.id}`
+              yield* repo.restore(caller.user.id, accountId)
               return { over: false, current: live + back } as const
             })
           )
           .pipe(
-            Effect.orDie,
             Effect.tap((restored) =>
               restored.over
                 ? Effect.void
@@ -178,9 +146,20 @@ export class MeService extends Effect.Service<MeService>()("Signalman/Me", {
         }
       })
 
-    return { sources, document, scheduleDeletion, restore }
+    /** The person's usage against their own account's plan: live API tokens and owned orgs. */
+    const usage = (caller: CallerShape) =>
+      Effect.gen(function* () {
+        const plan = yield* plans.forAccount(caller.user.accountId)
+        const counts = yield* repo.usage(caller.user.id, caller.user.accountId)
+        return new MeUsage({
+          api_tokens: { current: counts.tokens, limit: plan.quotas.max_api_tokens_per_user },
+          owned_orgs: { current: counts.orgs, limit: plan.quotas.max_orgs }
+        })
+      })
+
+    return { sources, document, scheduleDeletion, restore, usage }
   }),
-  dependencies: [Accounts.Default, Plans.Default, QuotaEvents.Default, Invalidation.Default]
+  dependencies: [MeRepo.Default, Accounts.Default, Plans.Default, QuotaEvents.Default, Invalidation.Default]
 }) {}
 
 export const notFound = (what: string) => ApiError.make("NOT_FOUND", `No such ${what}`)

@@ -17,10 +17,10 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/Config.js"
-import { SubscriberMail } from "../subscribers/SubscriberMail.js"
 import * as Message from "./Message.js"
 import { type Claimed, NotifyRepo } from "./Repo.js"
 import { Sender } from "./Sender.js"
+import { SubscriberDelivery } from "./SubscriberDelivery.js"
 import type * as Transport from "./Transport.js"
 
 const ChannelNotice = Schema.Struct({ kind: Notification.NoticeKind, payload: Notification.NoticePayload })
@@ -30,7 +30,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
   effect: Effect.gen(function* () {
     const repo = yield* NotifyRepo
     const sender = yield* Sender
-    const subscriberMail = yield* SubscriberMail
+    const subscriberMail = yield* SubscriberDelivery
     const config = yield* AppConfig
     const policy: DeliveryBackoff.Policy = {
       base_ms: config["notifier.backoff_base_ms"],
@@ -157,5 +157,6 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
 
     return { deliverDue, forIncident, sendTest }
   }),
-  dependencies: [NotifyRepo.Default, Sender.Default, SubscriberMail.Default]
+  // Subscriber mail is bound where the process is composed (see SubscriberDelivery).
+  dependencies: [NotifyRepo.Default, Sender.Default]
 }) {}

@@ -7,7 +7,7 @@ import { SignalmanApi } from "@signalman/core/api/Api"
 import { type ActiveOrg, Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { MembershipRow } from "../auth/Accounts.js"
+import type { MembershipRow } from "../accounts/Accounts.js"
 import { requireOwner, requireSession } from "../auth/Policy.js"
 import { Orgs } from "./Orgs.js"
 

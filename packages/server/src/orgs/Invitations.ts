@@ -5,6 +5,8 @@
  */
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { CarriedInvitation } from "../auth/CarriedInvitation.js"
 import { Invalidation } from "../infra/Invalidation.js"
 import { sha256 } from "../infra/Secrets.js"
 import { Plans } from "../limits/Plans.js"
@@ -58,3 +60,9 @@ export class Invitations extends Effect.Service<Invitations>()("Signalman/Invita
   }),
   dependencies: [OrgsRepo.Default, Plans.Default, Invalidation.Default]
 }) {}
+
+/** Binds sign-in's carried invitation to these invitations. */
+export const carried = Layer.effect(
+  CarriedInvitation,
+  Effect.map(Invitations, (invitations) => ({ emailFor: invitations.emailFor, accept: invitations.accept }))
+).pipe(Layer.provide(Invitations.Default))

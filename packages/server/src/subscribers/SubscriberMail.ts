@@ -9,23 +9,17 @@
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as PageSubscription from "@signalman/core/PageSubscription"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AppConfig, publicBaseUrl } from "../config/Config.js"
 import { Sealer } from "../crypto/Sealer.js"
 import { Mailer } from "../infra/Mailer.js"
+import { type Recipient, SubscriberDelivery } from "../notify/SubscriberDelivery.js"
 import type * as Transport from "../notify/Transport.js"
 
 export const CONFIRM_PATH = "/subscriptions/confirm"
 export const UNSUBSCRIBE_PATH = "/subscriptions/unsubscribe"
-
-/** What a subscriber delivery knows of its subscriber. */
-export interface Recipient {
-  readonly email: string
-  readonly unsubscribeSealed: string
-  /** Unsubscribed (or never confirmed) since the notice fanned out: nothing is sent. */
-  readonly inactive: boolean
-}
 
 const decodeNotice = Schema.decodeUnknownEither(PageSubscription.PageNotice)
 
@@ -106,3 +100,9 @@ export class SubscriberMail extends Effect.Service<SubscriberMail>()("Signalman/
   }),
   dependencies: [Sealer.Default, Mailer.layer]
 }) {}
+
+/** Binds the notifier's subscriber deliveries to this mail. */
+export const delivery = Layer.effect(
+  SubscriberDelivery,
+  Effect.map(SubscriberMail, (mail) => ({ deliver: mail.deliver }))
+).pipe(Layer.provide(SubscriberMail.Default))

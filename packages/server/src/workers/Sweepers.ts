@@ -12,141 +12,45 @@
  * - private status pages: viewer history (visit days, sign-ins) older than a year, password failures older than a
  *   day, ended viewer sessions and sign-in codes a day after they ended, hourly.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/Config.js"
+import { SweepersRepo } from "./Repo.js"
 
 export interface Sweep {
   readonly name: string
   readonly every: Duration.DurationInput
-  readonly run: Effect.Effect<number, unknown, SqlClient.SqlClient>
+  /** How many rows the sweep removed. */
+  readonly run: Effect.Effect<number, never, SweepersRepo>
 }
 
-const count = (rows: ReadonlyArray<unknown>) => rows.length
+const sweep = (name: string, every: Duration.DurationInput, run: (repo: SweepersRepo) => Effect.Effect<number>) =>
+  ({ name, every, run: Effect.flatMap(SweepersRepo, run) }) satisfies Sweep
+
+// One account per transaction, so a failure leaves the others purged.
+const purgeAccounts = (repo: SweepersRepo) =>
+  Effect.gen(function* () {
+    const due = yield* repo.purgeDue
+    for (const accountId of due) yield* repo.purgeAccount(accountId)
+    return due.length
+  })
 
 export const sweeps = (magicLinks: boolean): ReadonlyArray<Sweep> => [
-  ...(magicLinks
-    ? [
-        {
-          name: "magic_links",
-          every: "6 hours",
-          run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
-            Effect.map(sql`DELETE FROM magic_links WHERE expires_at < now() - interval '7 days' RETURNING id`, count)
-          )
-        } satisfies Sweep
-      ]
-    : []),
-  {
-    name: "invitations",
-    every: "1 day",
-    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.map(
-        sql`
-          DELETE FROM invitations
-          WHERE GREATEST(accepted_at, declined_at, revoked_at, expires_at) < now() - interval '30 days'
-            AND (accepted_at IS NOT NULL OR declined_at IS NOT NULL OR revoked_at IS NOT NULL OR expires_at < now())
-          RETURNING id
-        `,
-        count
-      )
-    )
-  },
-  {
-    name: "sessions",
-    every: "1 hour",
-    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.map(
-        sql`
-          DELETE FROM sessions
-          WHERE LEAST(idle_expires_at, absolute_expires_at, COALESCE(revoked_at, 'infinity')) < now() - interval '7 days'
-          RETURNING id
-        `,
-        count
-      )
-    )
-  },
-  {
-    name: "purge_accounts",
-    every: "1 hour",
-    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.gen(function* () {
-        const due = yield* sql<{ id: string }>`
-          SELECT id FROM accounts WHERE purge_after IS NOT NULL AND purge_after < now() AND deleted_at IS NOT NULL LIMIT 100
-        `
-        for (const account of due) {
-          yield* sql.withTransaction(
-            Effect.gen(function* () {
-              // Memberships, sessions, tokens and invitations go with their orgs and users (ON DELETE CASCADE);
-              // attempts and support requests keep their rows with the person's id cleared.
-              yield* sql`DELETE FROM orgs WHERE account_id = ${account.id}`
-              yield* sql`DELETE FROM users WHERE account_id = ${account.id}`
-              yield* sql`DELETE FROM accounts WHERE id = ${account.id} AND purge_after < now()`
-            })
-          )
-        }
-        return due.length
-      })
-    )
-  },
-  {
-    name: "rate_windows",
-    every: "10 minutes",
-    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.map(
-        sql`DELETE FROM rate_windows WHERE window_start < now() - interval '10 minutes' RETURNING subject`,
-        count
-      )
-    )
-  },
-  {
-    // The record's figures look back 14 days; older pings only take space. Outputs go sooner (after 7 days): the
-    // spec keeps them on a shorter clock than the ping.
-    name: "heartbeat_pings",
-    every: "1 hour",
-    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.gen(function* () {
-        yield* sql`UPDATE heartbeat_pings SET output = NULL WHERE output IS NOT NULL AND at < now() - interval '7 days'`
-        const deleted = yield* sql`DELETE FROM heartbeat_pings WHERE at < now() - interval '14 days' RETURNING id`
-        return deleted.length
-      })
-    )
-  },
-  {
-    // Viewer history is kept a year (auth-and-limits.md, limits); the rest only serves live sign-ins and the
-    // password record's failed_last_24h.
-    name: "page_viewers",
-    every: "1 hour",
-    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.gen(function* () {
-        const visits = yield* sql`
-          DELETE FROM status_page_viewer_visits WHERE day < (now() - interval '1 year')::date RETURNING viewer_id
-        `
-        const signIns =
-          yield* sql`DELETE FROM status_page_viewer_sign_ins WHERE at < now() - interval '1 year' RETURNING id`
-        const failures = yield* sql`
-          DELETE FROM status_page_password_failures WHERE at < now() - interval '1 day' RETURNING id
-        `
-        const sessions = yield* sql`
-          DELETE FROM status_page_viewer_sessions WHERE expires_at < now() - interval '1 day' RETURNING id
-        `
-        const codes = yield* sql`
-          DELETE FROM status_page_sign_in_codes WHERE expires_at < now() - interval '1 day' RETURNING id
-        `
-        return visits.length + signIns.length + failures.length + sessions.length + codes.length
-      })
-    )
-  },
-  {
-    // A replay is answered for 24 hours; after that the key is a new request and its record only takes space.
-    name: "idempotency_keys",
-    every: "1 hour",
-    run: Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.map(sql`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours' RETURNING key`, count)
-    )
-  }
+  ...(magicLinks ? [sweep("magic_links", "6 hours", (repo) => repo.magicLinks)] : []),
+  sweep("invitations", "1 day", (repo) => repo.invitations),
+  sweep("sessions", "1 hour", (repo) => repo.sessions),
+  sweep("purge_accounts", "1 hour", purgeAccounts),
+  sweep("rate_windows", "10 minutes", (repo) => repo.rateWindows),
+  // The record's figures look back 14 days; older pings only take space. Outputs go sooner (after 7 days): the
+  // spec keeps them on a shorter clock than the ping.
+  sweep("heartbeat_pings", "1 hour", (repo) => repo.heartbeatPings),
+  // Viewer history is kept a year (auth-and-limits.md, limits); the rest only serves live sign-ins and the
+  // password record's failed_last_24h.
+  sweep("page_viewers", "1 hour", (repo) => repo.pageViewers),
+  // A replay is answered for 24 hours; after that the key is a new request and its record only takes space.
+  sweep("idempotency_keys", "1 hour", (repo) => repo.idempotencyKeys)
 ]
 
 const runForever = (sweep: Sweep) =>
@@ -169,4 +73,4 @@ export const layer = Layer.scopedDiscard(
       yield* Effect.forkScoped(runForever(sweep))
     }
   })
-)
+).pipe(Layer.provide(SweepersRepo.Default))

@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Config from "../../src/config/Config.js"
 import { Deliveries } from "../../src/notify/Deliveries.js"
 import { Notices } from "../../src/notify/Notices.js"
+import * as SubscriberMail from "../../src/subscribers/SubscriberMail.js"
 import { eventually } from "../support/Eventually.js"
 import * as FakeReceiver from "../support/FakeReceiver.js"
 import * as Fixture from "../support/Fixture.js"
@@ -90,6 +91,7 @@ const serverWithFakes = Fixture.layer(
 const notifier = Effect.flatMap(Fixture.server, (server) =>
   Layer.build(
     Layer.mergeAll(Notices.Default, Deliveries.Default).pipe(
+      Layer.provide(SubscriberMail.delivery),
       Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql)),
       Layer.provide(Config.layer(server.config))
     )
