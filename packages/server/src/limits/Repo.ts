@@ -7,6 +7,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import { AccountId } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
@@ -106,4 +107,36 @@ export class LimitsRepo extends Effect.Service<LimitsRepo>()("Signalman/LimitsRe
       sweep: (before: Date) => Effect.ignore(sweep(before))
     }
   })
-}) {}
+}) {
+  /**
+   * An in-memory repository for unit tests of the limits' rules: per-minute counters that add blocks as the
+   * database's upsert does, the quota-event log kept in `events`, and each account on the plan row `plans` gives
+   * (an account missing there is a defect, as in the database).
+   */
+  static readonly Test = (
+    plans: Readonly<Record<string, PlanRow>> = {},
+    events: Array<typeof QuotaEvent.Type> = []
+  ): Layer.Layer<LimitsRepo> =>
+    Layer.sync(LimitsRepo, () => {
+      const counters = new Map<string, { readonly windowStart: number; used: number }>()
+      return LimitsRepo.make({
+        plan: (accountId) => {
+          const row = plans[accountId]
+          return row === undefined ? Effect.dieMessage(`no account ${accountId}`) : Effect.succeed(row)
+        },
+        log: (event) => Effect.sync(() => void events.push(event)),
+        reserve: (r) =>
+          Effect.sync(() => {
+            const key = `${r.subject}\u0000${r.category}\u0000${r.window_start.getTime()}`
+            const counter = counters.get(key) ?? { windowStart: r.window_start.getTime(), used: 0 }
+            counter.used += r.block
+            counters.set(key, counter)
+            return counter.used
+          }),
+        sweep: (before) =>
+          Effect.sync(() => {
+            for (const [key, counter] of counters) if (counter.windowStart < before.getTime()) counters.delete(key)
+          })
+      })
+    })
+}
