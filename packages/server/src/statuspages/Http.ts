@@ -18,7 +18,7 @@ import { writeSource } from "../http/WriteSource.js"
 import { Plans } from "../limits/Plans.js"
 import * as Logos from "./Logos.js"
 import { StatusPages } from "./StatusPages.js"
-import { Viewers } from "./Viewers.js"
+import { ViewerRecords } from "./ViewerRecords.js"
 
 /** The org, for a change: the owner only. */
 const owner = Effect.tap(requireOrg, requireOwner)
@@ -91,7 +91,7 @@ const readLogo = (
 export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers) =>
   Effect.gen(function* () {
     const pages = yield* StatusPages
-    const viewers = yield* Viewers
+    const viewers = yield* ViewerRecords
     const plans = yield* Plans
 
     const planOf = plans.forAccount

@@ -30,8 +30,8 @@ import { AppConfig, publicBaseUrl } from "../config/Config.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Mailer } from "../infra/Mailer.js"
 import { randomSecret, safeEqual, safeEqualBytes, sha256 } from "../infra/Secrets.js"
-import { type PageRow, StatusPages, verifyPassword } from "./StatusPages.js"
-import { SubscriptionEnds } from "./SubscriptionEnds.js"
+import { type PageRow, StatusPages, verifyPassword } from "../statuspages/StatusPages.js"
+import { SubscriptionEnds } from "../statuspages/SubscriptionEnds.js"
 
 /** How long a mailed code works. */
 export const CODE_MINUTES = 15

@@ -22,7 +22,7 @@ import { Readings } from "../engine/Readings.js"
 import { Invalidation } from "../infra/Invalidation.js"
 import { Plans } from "../limits/Plans.js"
 import { Maintenance } from "../maintenance/Maintenance.js"
-import * as PageChanges from "./PageChanges.js"
+import * as PageChanges from "../statuspages/PageChanges.js"
 import type { Encoded } from "./PublicBytes.js"
 import * as WindowCache from "./WindowCache.js"
 
