@@ -65,19 +65,16 @@ import { carried as carriedInvitation, Invitations } from "./orgs/Invitations.js
 import { Orgs } from "./orgs/Orgs.js"
 import * as InvitationPages from "./orgs/Pages.js"
 import { Probes } from "./probes/Probes.js"
+import * as PublicFastPath from "./publicpages/PublicFastPath.js"
+import * as PublicHttp from "./publicpages/PublicHttp.js"
+import * as PublicPages from "./publicpages/PublicPages.js"
+import { PublicSnapshot } from "./publicpages/PublicSnapshot.js"
 import * as SharesHttp from "./shares/Http.js"
 import * as SharePage from "./shares/Page.js"
 import { Shares } from "./shares/Shares.js"
 import * as StatusPagesHttp from "./statuspages/Http.js"
 import * as Logos from "./statuspages/Logos.js"
-import * as PublicFastPath from "./statuspages/PublicFastPath.js"
-import * as PublicHttp from "./statuspages/PublicHttp.js"
-import * as PublicPages from "./statuspages/PublicPages.js"
-import { PublicSnapshot } from "./statuspages/PublicSnapshot.js"
-import * as SignInPages from "./statuspages/SignInPages.js"
 import { StatusPages } from "./statuspages/StatusPages.js"
-import * as ViewerGate from "./statuspages/ViewerGate.js"
-import { Viewers } from "./statuspages/Viewers.js"
 import * as SubscriptionEnds from "./subscribers/Ends.js"
 import * as SubscriptionsHttp from "./subscribers/Http.js"
 import * as MaintenanceAnnouncements from "./subscribers/MaintenanceAnnouncements.js"
@@ -94,6 +91,10 @@ import { Regions as TargetRegions } from "./targets/Regions.js"
 import { Targets } from "./targets/Targets.js"
 import * as VariablesHttp from "./variables/Http.js"
 import { Variables } from "./variables/Variables.js"
+import * as ViewerRecords from "./viewers/Records.js"
+import * as SignInPages from "./viewers/SignInPages.js"
+import * as ViewerGate from "./viewers/ViewerGate.js"
+import { Viewers } from "./viewers/Viewers.js"
 import * as IncidentTicks from "./workers/IncidentTicks.js"
 import * as Sweepers from "./workers/Sweepers.js"
 
@@ -171,8 +172,9 @@ const http = (config: Config.Values) => {
               SubscriptionsHttp.layer
             ]),
             Layer.provide([PublicSnapshot.Default, Subscribers.Default]),
-            // The gate the public status surface and the subscriptions ask (who may read a private page); its routes share these services.
-            Layer.provide(ViewerGate.layer),
+            // The gate the public status surface and the subscriptions ask (who may read a private page), and the owner's
+            // records of a private page's viewers; their routes share these services.
+            Layer.provide([ViewerGate.layer, ViewerRecords.layer]),
             Layer.provide(Viewers.Default.pipe(Layer.provide(Mailer.layer))),
             Layer.provide(StatusPages.Default),
             Layer.provide(SubscriptionEnds.layer),

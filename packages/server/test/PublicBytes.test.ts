@@ -3,7 +3,7 @@
  */
 import * as zlib from "node:zlib"
 import { describe, expect, it } from "vitest"
-import { answer, chooseCoding, Encoded, matches } from "../src/statuspages/PublicBytes.js"
+import { answer, chooseCoding, Encoded, matches } from "../src/publicpages/PublicBytes.js"
 
 const big = Encoded.text("text/html; charset=utf-8", "<p>status</p>".repeat(200), { "content-language": "en" })
 const small = Encoded.text("image/svg+xml", "<svg/>")

@@ -1,6 +1,6 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { describe, expect, it } from "@effect/vitest"
-import { CSRF_COOKIE, fromOwnForm, hiddenField, tokenOf } from "../src/statuspages/SignInGuard.js"
+import { CSRF_COOKIE, fromOwnForm, hiddenField, tokenOf } from "../src/viewers/SignInGuard.js"
 
 const TOKEN = "a".repeat(43)
 

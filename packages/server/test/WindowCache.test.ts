@@ -3,7 +3,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as WindowCache from "../src/statuspages/WindowCache.js"
+import * as WindowCache from "../src/publicpages/WindowCache.js"
 
 /** A build that counts its runs and finishes only when the test says so. */
 const gatedBuild = Effect.gen(function* () {

@@ -4,94 +4,29 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as Multipart from "@effect/platform/Multipart"
-import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Stream from "effect/Stream"
+import * as Layer from "effect/Layer"
 import { requireOrg, requireOwner } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
 import { Plans } from "../limits/Plans.js"
+import { PageComponents } from "./Components.js"
 import * as Logos from "./Logos.js"
+import * as LogoUpload from "./LogoUpload.js"
 import { StatusPages } from "./StatusPages.js"
-import { Viewers } from "./Viewers.js"
+import { ViewerRecords } from "./ViewerRecords.js"
 
 /** The org, for a change: the owner only. */
 const owner = Effect.tap(requireOrg, requireOwner)
 
-const tooLarge = (max: number) =>
-  ApiError.make("PAYLOAD_TOO_LARGE", `The logo is larger than ${max} bytes`, {
-    field: "file",
-    details: { max_bytes: max }
-  })
-
-/**
- * Reads the multipart body: the bytes of the part named `file`. The whole body is read even past the ceiling (it
- * is bounded by `server.max_body_bytes`), so the client hears 413 rather than a reset connection.
- */
-const readLogo = (
-  request: HttpServerRequest.HttpServerRequest,
-  parts: Stream.Stream<Multipart.Part, Multipart.MultipartError>,
-  max: number
-) =>
-  Effect.gen(function* () {
-    const type = (request.headers["content-type"] ?? "").toLowerCase()
-    if (!type.startsWith("multipart/form-data")) {
-      return yield* Effect.fail(
-        ApiError.make("INVALID_CONTENT_TYPE", "Send the logo as multipart/form-data with the file in the part file", {
-          details: { expected: "multipart/form-data", received: request.headers["content-type"] ?? null }
-        })
-      )
-    }
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    let files = 0
-    let unknown: string | undefined
-    yield* Stream.runForEach(parts, (part) => {
-      if (Multipart.isFile(part) && part.key === "file") {
-        files++
-        return Stream.runForEach(part.content, (chunk) =>
-          Effect.sync(() => {
-            size += chunk.length
-            if (files === 1 && size <= max) chunks.push(chunk)
-          })
-        )
-      }
-      unknown ??= part.key
-      return Multipart.isFile(part) ? Stream.runDrain(part.content) : Effect.void
-    }).pipe(
-      Effect.catchTag("MultipartError", (error) =>
-        Effect.fail(
-          error.reason === "BodyTooLarge" || error.reason === "FileTooLarge"
-            ? tooLarge(max)
-            : ApiError.make("VALIDATION_FAILED", "The body is not valid multipart/form-data", { field: "file" })
-        )
-      )
-    )
-    if (unknown !== undefined) {
-      return yield* Effect.fail(
-        ApiError.unknownKey(unknown, `Unknown part "${unknown}": the upload takes file`, ["file"])
-      )
-    }
-    if (files !== 1) {
-      return yield* Effect.fail(
-        ApiError.make("VALIDATION_FAILED", "Send exactly one file, in the part named file", { field: "file" })
-      )
-    }
-    if (size > max) return yield* Effect.fail(tooLarge(max))
-    if (size === 0)
-      return yield* Effect.fail(ApiError.make("VALIDATION_FAILED", "The file is empty", { field: "file" }))
-    return Buffer.concat(chunks)
-  })
-
 export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers) =>
   Effect.gen(function* () {
     const pages = yield* StatusPages
-    const viewers = yield* Viewers
+    const components = yield* PageComponents
+    const viewers = yield* ViewerRecords
     const plans = yield* Plans
 
     const planOf = plans.forAccount
@@ -145,37 +80,37 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
       )
       .handle("listComponents", ({ path }) =>
         Effect.gen(function* () {
-          return yield* pages.listComponents(yield* requireOrg, path.id)
+          return yield* components.list(yield* requireOrg, path.id)
         })
       )
       .handle("addComponent", ({ path, payload }) =>
         Effect.gen(function* () {
           const org = yield* owner
           const caller = yield* Caller
-          return yield* pages.addComponent(org, caller.user.id, yield* planOf(org.accountId), path.id, payload)
+          return yield* components.add(org, caller.user.id, yield* planOf(org.accountId), path.id, payload)
         })
       )
       .handle("updateComponent", ({ path, payload }) =>
         Effect.gen(function* () {
-          return yield* pages.updateComponent(yield* owner, path.id, path.target_id, payload)
+          return yield* components.update(yield* owner, path.id, path.target_id, payload)
         })
       )
       .handle("removeComponent", ({ path }) =>
         Effect.gen(function* () {
-          yield* pages.removeComponent(yield* owner, path.id, path.target_id)
+          yield* components.remove(yield* owner, path.id, path.target_id)
         })
       )
       .handle("reorderComponents", ({ path, payload }) =>
         Effect.gen(function* () {
-          return yield* pages.reorder(yield* owner, path.id, payload)
+          return yield* components.reorder(yield* owner, path.id, payload)
         })
       )
       .handle("uploadLogo", ({ path, payload, request }) =>
         Effect.gen(function* () {
           const org = yield* owner
-          yield* pages.found(org, path.id).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
+          yield* pages.found(org, path.id)
           const plan = yield* planOf(org.accountId)
-          const bytes = yield* readLogo(request, payload, plan.quotas.max_logo_size_bytes)
+          const bytes = yield* LogoUpload.read(request, payload, plan.quotas.max_logo_size_bytes)
           const logo = Logos.prepare(bytes)
           if (Either.isLeft(logo)) return yield* Effect.fail(logo.left)
           return yield* pages.setLogo(org, path.id, logo.right)
@@ -218,4 +153,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
         })
       )
   })
-)
+).pipe(Layer.provide(PageComponents.Default))

@@ -1,5 +1,5 @@
 /**
- * The invalidation tag of a status page (see `auth/Invalidation.ts`), and the writes that publish it.
+ * The invalidation tag of a status page (see `infra/Invalidation.ts`), and the writes that publish it.
  *
  * An owner's change to a page (access, slug, domain, branding, components, logo, deletion) publishes it, so every
  * process drops its cached lookups and the page's public snapshot at once instead of serving the old page for the
@@ -10,10 +10,10 @@
  * publishes the tag of every page showing one of the monitors such a write concerns, after the write commits (a
  * process rebuilding the snapshot before the commit would cache the old narration for a whole window).
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Invalidation } from "../infra/Invalidation.js"
+import { StatusPagesRepo } from "./Repo.js"
 
 const PREFIX = "status_page:"
 
@@ -29,7 +29,7 @@ export const pageOf = (published: string): string | undefined =>
 
 export class PageChanges extends Effect.Service<PageChanges>()("Signalman/PageChanges", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* StatusPagesRepo
     const invalidation = yield* Invalidation
 
     const publish = (pages: ReadonlyArray<{ readonly id: string }>) =>
@@ -48,26 +48,15 @@ export class PageChanges extends Effect.Service<PageChanges>()("Signalman/PageCh
     const monitors = (orgId: string, targetIds: ReadonlyArray<string>): Effect.Effect<void> =>
       targetIds.length === 0
         ? Effect.void
-        : sql<{ id: string }>`
-            SELECT DISTINCT c.page_id::text AS id
-            FROM status_page_components c JOIN status_pages p ON p.id = c.page_id
-            WHERE p.org_id = ${orgId} AND c.target_id = ANY(${targetIds}::uuid[])
-          `.pipe(Effect.flatMap(publish), bestEffort)
+        : repo.showingMonitors(orgId, targetIds).pipe(Effect.flatMap(publish), bestEffort)
 
     /** The same after a committed write of an incident: the pages showing its monitor or its declared components. */
     const incident = (incidentId: string): Effect.Effect<void> =>
-      sql<{ id: string }>`
-        SELECT DISTINCT c.page_id::text AS id
-        FROM incidents i
-        JOIN status_pages p ON p.org_id = i.org_id
-        JOIN status_page_components c ON c.page_id = p.id
-        WHERE i.id = ${incidentId} AND (c.target_id = i.target_id OR c.target_id IN (
-          SELECT ic.target_id FROM incident_components ic WHERE ic.incident_id = i.id))
-      `.pipe(Effect.flatMap(publish), bestEffort)
+      repo.showingIncident(incidentId).pipe(Effect.flatMap(publish), bestEffort)
 
     return { monitors, incident }
   }),
-  dependencies: [Invalidation.Default]
+  dependencies: [Invalidation.Default, StatusPagesRepo.Default]
 }) {
   /**
    * Publishes nothing: for tests that build a service over a bare database client, where no page is cached and no

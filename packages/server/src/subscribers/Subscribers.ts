@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import { Sealer } from "../crypto/Sealer.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { randomSecret, sha256 } from "../infra/Secrets.js"
-import { PageGate } from "../statuspages/PageGate.js"
+import { PageGate } from "../viewers/PageGate.js"
 import { SubscribersRepo } from "./Repo.js"
 import { SubscriberMail } from "./SubscriberMail.js"
 

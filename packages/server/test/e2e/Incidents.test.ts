@@ -23,6 +23,7 @@ import { IncidentWriter } from "../../src/incidents/IncidentWriter.js"
 import * as IncidentSeams from "../../src/incidents/Seams.js"
 import { QuotaEvents } from "../../src/limits/Quota.js"
 import { Maintenance } from "../../src/maintenance/Maintenance.js"
+import { MaintenanceRepo } from "../../src/maintenance/Repo.js"
 import { Notices } from "../../src/notify/Notices.js"
 import { PageChanges } from "../../src/statuspages/PageChanges.js"
 import { PageEvents } from "../../src/subscribers/PageEvents.js"
@@ -45,7 +46,7 @@ const setup = Effect.gen(function* () {
     IncidentWriter.Default.pipe(
       Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
       Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
-      Layer.provide([QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
+      Layer.provide([MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
       Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql))
     )
   )

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { QuotaEvents } from "../../src/limits/Quota.js"
 import { Maintenance } from "../../src/maintenance/Maintenance.js"
+import { MaintenanceRepo } from "../../src/maintenance/Repo.js"
 import { PageChanges } from "../../src/statuspages/PageChanges.js"
 import { PageEvents } from "../../src/subscribers/PageEvents.js"
 import * as Fixture from "../support/Fixture.js"
@@ -527,7 +528,7 @@ Fixture.describe(`maintenance windows (${TestDatabase.kind} database)`, (it) => 
         const service = yield* Effect.provide(
           Maintenance,
           Maintenance.DefaultWithoutDependencies.pipe(
-            Layer.provide([QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
+            Layer.provide([MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
             Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql))
           )
         )

@@ -3,7 +3,7 @@
  * (rendered for them alone, never kept beside the snapshot), and the way to the sign-in on a 401.
  */
 import type * as ApiError from "@signalman/core/ApiError"
-import { signInUrlOf } from "./PageGate.js"
+import { signInUrlOf } from "../viewers/PageGate.js"
 import type { Admitted } from "./PublicAccess.js"
 
 /**

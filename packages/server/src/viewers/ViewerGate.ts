@@ -9,8 +9,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { publicBaseUrl } from "../config/Config.js"
 import { readCookie } from "../infra/Cookies.js"
+import { StatusPages } from "../statuspages/StatusPages.js"
 import { type Admission, PageGate, signInRequired, signInRequiredAt } from "./PageGate.js"
-import { StatusPages } from "./StatusPages.js"
 import { cookieName, Viewers } from "./Viewers.js"
 
 const queryOf = (url: string) => {

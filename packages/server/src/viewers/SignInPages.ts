@@ -24,8 +24,9 @@ import { escapeHtml, page as htmlPage } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
 import { readCookie } from "../infra/Cookies.js"
 import { randomSecret } from "../infra/Secrets.js"
+import type { PageRow } from "../statuspages/Repo.js"
+import { StatusPages } from "../statuspages/StatusPages.js"
 import { CSRF_COOKIE, CSRF_FIELD, fromOwnForm, hiddenField, tokenOf } from "./SignInGuard.js"
-import { type PageRow, StatusPages } from "./StatusPages.js"
 import { CODE_COOKIE, CODE_MINUTES, cookieName, type SignedIn, Viewers } from "./Viewers.js"
 
 export const routes: ReadonlyArray<Route> = [

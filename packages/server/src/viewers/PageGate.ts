@@ -30,7 +30,7 @@ export interface Options {
   readonly feed: boolean
 }
 
-export class PageGate extends Context.Tag("statuspages/PageGate")<
+export class PageGate extends Context.Tag("viewers/PageGate")<
   PageGate,
   {
     readonly admit: (

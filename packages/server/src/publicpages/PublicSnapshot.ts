@@ -8,10 +8,8 @@
  * Pages are found by slug (`?page=`, `/p/<slug>`) or by the Host header matching a page's custom domain; only
  * published pages are found. Lookups are cached for the same window, misses included.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import type * as Statement from "@effect/sql/Statement"
 import * as ApiError from "@signalman/core/ApiError"
-import { AccountId, OrgId } from "@signalman/core/Identity"
+import type { AccountId, OrgId } from "@signalman/core/Identity"
 import * as PublicLocale from "@signalman/core/PublicLocale"
 import * as PublicStatus from "@signalman/core/PublicStatus"
 import * as DateTime from "effect/DateTime"
@@ -22,8 +20,9 @@ import { Readings } from "../engine/Readings.js"
 import { Invalidation } from "../infra/Invalidation.js"
 import { Plans } from "../limits/Plans.js"
 import { Maintenance } from "../maintenance/Maintenance.js"
-import * as PageChanges from "./PageChanges.js"
+import * as PageChanges from "../statuspages/PageChanges.js"
 import type { Encoded } from "./PublicBytes.js"
+import { type IncidentRow, type PageRow, PublicPagesRepo } from "./Repo.js"
 import * as WindowCache from "./WindowCache.js"
 
 const DAY = 86_400_000
@@ -41,21 +40,6 @@ const Branding = Schema.Struct({
   hide_powered_by: Schema.optional(Schema.Unknown)
 })
 
-const PageRow = Schema.Struct({
-  id: Schema.String,
-  org_id: OrgId,
-  account_id: AccountId,
-  slug: Schema.String,
-  name: Schema.String,
-  public_locale: Schema.String,
-  custom_domain: Schema.NullOr(Schema.String),
-  branding: Schema.Unknown,
-  access: Schema.Unknown,
-  logo_sha256: Schema.NullOr(Schema.String)
-})
-type PageRow = typeof PageRow.Type
-const decodePages = Schema.decodeUnknown(Schema.Array(PageRow))
-
 /** A published page as the public surface needs it. */
 export interface Page {
   readonly id: string
@@ -68,48 +52,6 @@ export interface Page {
   /** The invalidation epoch when the lookup that made it began (see `snapshot`). */
   readonly epoch: number
 }
-
-const ComponentRow = Schema.Struct({
-  target_id: Schema.String,
-  name: Schema.String,
-  public_name: Schema.NullOr(Schema.String),
-  public_description: Schema.NullOr(Schema.String),
-  public_group: Schema.NullOr(Schema.String),
-  latest: Schema.NullOr(Schema.Literal("up", "degraded", "down", "error"))
-})
-const decodeComponents = Schema.decodeUnknown(Schema.Array(ComponentRow))
-
-const utc = Schema.DateTimeUtcFromDate
-const IncidentRow = Schema.Struct({
-  id: Schema.String,
-  public_title: Schema.NullOr(Schema.String),
-  public_description: Schema.NullOr(Schema.String),
-  impact: Schema.Literal("degraded", "partial_outage", "major_outage"),
-  severity: Schema.NullOr(Schema.Literal("critical", "major", "minor")),
-  started_at: utc,
-  ended_at: Schema.NullOr(utc),
-  recovering_since: Schema.NullOr(utc),
-  components: Schema.Array(Schema.String)
-})
-type IncidentRow = typeof IncidentRow.Type
-const decodeIncidents = Schema.decodeUnknown(Schema.Array(IncidentRow))
-
-const UpdateRow = Schema.Struct({
-  id: Schema.String,
-  incident_id: Schema.String,
-  phase: Schema.Literal("investigating", "identified", "monitoring", "resolved", "postmortem"),
-  message: Schema.String,
-  created_at: utc
-})
-const decodeUpdates = Schema.decodeUnknown(Schema.Array(UpdateRow))
-
-const RollupRow = Schema.Struct({
-  target_id: Schema.String,
-  day: Schema.String,
-  up_secs: Schema.Number,
-  down_secs: Schema.Number
-})
-const decodeRollups = Schema.decodeUnknown(Schema.Array(RollupRow))
 
 /** Everything public about a page at one moment. */
 export interface Snapshot {
@@ -131,10 +73,9 @@ export interface Snapshot {
 const themeOf = (value: unknown): "light" | "dark" | "auto" =>
   value === "light" || value === "dark" || value === "auto" ? value : "auto"
 
-const localeOf = (value: string): PublicLocale.PublicLocale =>
-  (PublicLocale.locales as ReadonlyArray<string>).includes(value)
-    ? (value as PublicLocale.PublicLocale)
-    : PublicLocale.defaultLocale
+const isLocale = Schema.is(PublicLocale.PublicLocale)
+
+const localeOf = (value: string): PublicLocale.PublicLocale => (isLocale(value) ? value : PublicLocale.defaultLocale)
 
 const isProtected = (access: unknown): boolean =>
   typeof access === "object" && access !== null && "protected" in access && access.protected === true
@@ -150,7 +91,7 @@ export const hostOf = (header: string | undefined): string | undefined => {
 
 export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/PublicSnapshot", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* PublicPagesRepo
     const invalidation = yield* Invalidation
     const maintenance = yield* Maintenance
     const readings = yield* Readings
@@ -197,33 +138,21 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
       epoch: lookupEpoch
     })
 
-    const selectPage = sql`
-      SELECT p.id::text AS id, p.org_id::text AS org_id, p.account_id::text AS account_id, p.slug, p.name,
-        p.public_locale, p.custom_domain, p.branding, p.access, l.sha256 AS logo_sha256
-      FROM status_pages p
-      JOIN orgs o ON o.id = p.org_id AND o.deleted_at IS NULL
-      LEFT JOIN status_page_logos l ON l.page_id = p.id
-    `
-
-    const findPage = (where: Statement.Fragment) =>
+    const findPage = (lookup: Effect.Effect<PageRow | undefined>) =>
       Effect.suspend(() => {
         const lookupEpoch = epoch
-        return sql`${selectPage} WHERE p.published AND ${where}`.pipe(
-          Effect.flatMap(decodePages),
-          Effect.map((rows) => (rows[0] === undefined ? undefined : toPage(rows[0], lookupEpoch))),
-          Effect.orDie
-        )
+        return Effect.map(lookup, (row) => (row === undefined ? undefined : toPage(row, lookupEpoch)))
       })
 
     /** A published page by slug, any case. */
     const bySlug = (slug: string) =>
-      lookups.get(`slug:${slug.toLowerCase()}`, findPage(sql`lower(p.slug) = ${slug.toLowerCase()}`))
+      lookups.get(`slug:${slug.toLowerCase()}`, findPage(repo.bySlug(slug.toLowerCase())))
 
     /** The published page whose custom domain is `host`, unless `host` is the service's own. */
     const byHost = (host: string | undefined) =>
       host === undefined || host === "" || host === baseHost
         ? Effect.succeed(undefined)
-        : lookups.get(`host:${host}`, findPage(sql`lower(p.custom_domain) = ${host}`))
+        : lookups.get(`host:${host}`, findPage(repo.byDomain(host)))
 
     /** The page `/status` serves: the configured slug, else the only published page of the instance. */
     const defaultPage = Effect.suspend(() => {
@@ -231,11 +160,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
       if (slug !== undefined) return bySlug(slug)
       return lookups.get(
         "default",
-        sql<{ slug: string }>`
-          SELECT p.slug FROM status_pages p JOIN orgs o ON o.id = p.org_id AND o.deleted_at IS NULL
-          WHERE p.published LIMIT 2
-        `.pipe(
-          Effect.orDie,
+        repo.publishedSlugs.pipe(
           Effect.flatMap((rows) =>
             rows.length === 1 && rows[0] !== undefined ? bySlug(rows[0].slug) : Effect.succeed(undefined)
           )
@@ -260,42 +185,11 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
         const nowMs = Date.now()
         const now = new Date(nowMs)
         const plan = yield* plans.forAccount(page.accountId)
-        const components = yield* sql`
-          SELECT c.target_id::text AS target_id, t.name, c.public_name, c.public_description, c.public_group,
-            (SELECT r.status FROM check_results r WHERE r.target_id = c.target_id
-              ORDER BY r.checked_at DESC LIMIT 1) AS latest
-          FROM status_page_components c JOIN targets t ON t.id = c.target_id AND t.org_id = ${page.orgId}
-          WHERE c.page_id = ${page.id}
-          ORDER BY c.sort_order, c.created_at, c.target_id
-        `.pipe(Effect.flatMap(decodeComponents))
+        const components = yield* repo.components(page.id, page.orgId)
         const ids = components.map((c) => c.target_id)
         const since = new Date(nowMs - 365 * DAY)
-        const incidentRows =
-          ids.length === 0
-            ? []
-            : yield* sql`
-                SELECT i.id::text AS id, i.public_title, i.public_description, i.impact, i.severity, i.started_at,
-                  i.ended_at, i.recovering_since,
-                  ARRAY(
-                    SELECT x::text FROM unnest(ARRAY[i.target_id] || ARRAY(
-                      SELECT c.target_id FROM incident_components c WHERE c.incident_id = i.id)) AS x
-                    WHERE x = ANY(${ids}::uuid[]) ORDER BY array_position(${ids}::uuid[], x)
-                  ) AS components
-                FROM incidents i
-                WHERE i.org_id = ${page.orgId} AND (i.ended_at IS NULL OR i.ended_at > ${since})
-                  AND (i.target_id = ANY(${ids}::uuid[]) OR EXISTS (
-                    SELECT 1 FROM incident_components c WHERE c.incident_id = i.id AND c.target_id = ANY(${ids}::uuid[])))
-                ORDER BY i.started_at DESC, i.id DESC
-              `.pipe(Effect.flatMap(decodeIncidents))
-        const incidentIds = incidentRows.map((row) => row.id)
-        const updateRows =
-          incidentIds.length === 0
-            ? []
-            : yield* sql`
-                SELECT id::text AS id, incident_id::text AS incident_id, phase, message, created_at
-                FROM incident_updates WHERE incident_id = ANY(${incidentIds}::uuid[]) AND kind = 'update'
-                ORDER BY created_at, position
-              `.pipe(Effect.flatMap(decodeUpdates))
+        const incidentRows = yield* repo.incidents(page.orgId, ids, since)
+        const updateRows = yield* repo.updates(incidentRows.map((row) => row.id))
         const updates = new Map<string, Array<PublicStatus.PublicIncidentUpdate>>()
         for (const u of updateRows) {
           const list = updates.get(u.incident_id) ?? []
@@ -303,16 +197,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
           updates.set(u.incident_id, list)
         }
         const windows = yield* maintenance.forTargets(ids, { from: DateTime.unsafeFromDate(since) })
-        const rollups =
-          ids.length === 0
-            ? []
-            : yield* sql`
-                SELECT target_id::text AS target_id, to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-                  sum(up_secs)::float8 AS up_secs, sum(down_secs)::float8 AS down_secs
-                FROM result_rollups_daily
-                WHERE target_id = ANY(${ids}::uuid[]) AND bucket >= ${new Date(Math.floor(nowMs / DAY) * DAY - 364 * DAY)}
-                GROUP BY 1, 2
-              `.pipe(Effect.flatMap(decodeRollups))
+        const rollups = yield* repo.rollups(ids, new Date(Math.floor(nowMs / DAY) * DAY - 364 * DAY))
 
         const idSet = new Set(ids)
         const publicWindow = (w: (typeof windows)[number]): PublicStatus.PublicMaintenance => ({
@@ -374,7 +259,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
                 impact: row.impact
               })),
               maintenance: live
-                .filter((w) => w.components.includes(c.target_id as (typeof w.components)[number]))
+                .filter((w) => w.components.some((id) => id === c.target_id))
                 .map((w) => span(w.starts_at, w.ends_at))
             })
           )
@@ -429,7 +314,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
           generatedAt: nowMs,
           renders: new Map()
         }
-      }).pipe(Effect.catchTag("SqlError", "ParseError", Effect.die))
+      })
 
     /** The page's snapshot, built at most once per window (a page read before the latest change: for itself). */
     const snapshot = (page: Page) =>
@@ -456,7 +341,7 @@ export class PublicSnapshot extends Effect.Service<PublicSnapshot>()("Signalman/
 
     return { bySlug, byHost, defaultPage, snapshot, baseHost, settled }
   }),
-  dependencies: [Invalidation.Default]
+  dependencies: [PublicPagesRepo.Default, Invalidation.Default]
 }) {}
 
 /** Fails with the uniform 404 when there is no such page. */

@@ -5,7 +5,7 @@
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
-import { type Admission, PageGate } from "./PageGate.js"
+import { type Admission, PageGate } from "../viewers/PageGate.js"
 import { hostOf, notFound, type Page, PublicSnapshot } from "./PublicSnapshot.js"
 
 export const PUBLIC_CACHE = "public, max-age=10, stale-while-revalidate=30"
