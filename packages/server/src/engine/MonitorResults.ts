@@ -5,10 +5,10 @@
  * (an evaluation or a restatement stands for its interval; a verdict change between them for none, as a
  * check-now does), so time-based uptime counts each moment once.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { CheckResult, type ProbeOutcome } from "@signalman/core/CheckResult"
 import type * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import { EngineRepo } from "./Repo.js"
 import { isBlocked } from "./ResultObservers.js"
 import { ResultStore } from "./ResultStore.js"
 
@@ -23,17 +23,14 @@ export interface MonitorResult {
 
 export class MonitorResults extends Effect.Service<MonitorResults>()("Signalman/MonitorResults", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* EngineRepo
     const store = yield* ResultStore
 
     const write = (results: ReadonlyArray<MonitorResult>) =>
       Effect.gen(function* () {
         if (results.length === 0) return
         const ids = [...new Set(results.map((r) => r.targetId))]
-        const orgs = yield* sql<{ id: string; org_id: string }>`
-          SELECT id::text AS id, org_id::text AS org_id FROM targets WHERE id = ANY(${ids}::uuid[])
-        `.pipe(Effect.orDie)
-        const orgOf = new Map(orgs.map((row) => [row.id, row.org_id]))
+        const orgOf = yield* repo.orgsOf(ids)
         yield* store.write(
           results.flatMap((r) => {
             const orgId = orgOf.get(r.targetId)
@@ -56,5 +53,6 @@ export class MonitorResults extends Effect.Service<MonitorResults>()("Signalman/
       })
 
     return { write }
-  })
+  }),
+  dependencies: [EngineRepo.Default]
 }) {}

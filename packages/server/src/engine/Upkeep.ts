@@ -11,78 +11,31 @@
  *   whose plan keeps less has its older rows deleted. Rollups are kept `retention_days` of the plan (the readable
  *   history window); the rollups of deleted monitors go too.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/Config.js"
+import { EngineRepo } from "./Repo.js"
 
-// Per target: the account's effective plan figures (an override only raises them, as in core/Plan.effective).
-const effective = (sql: SqlClient.SqlClient) => sql`
-  SELECT t.id, t.account_id, t.created_at, o.deleted_at AS org_deleted_at, a.deleted_at AS account_deleted_at,
-    GREATEST(p.max_targets, COALESCE((ov.limits->>'max_targets')::int, 0)) AS max_targets,
-    GREATEST(p.raw_days, COALESCE((ov.limits->>'raw_days')::int, 0)) AS raw_days,
-    GREATEST(p.retention_days, COALESCE((ov.limits->>'retention_days')::int, 0)) AS retention_days
-  FROM targets t
-  JOIN orgs o ON o.id = t.org_id
-  JOIN accounts a ON a.id = t.account_id
-  JOIN plans p ON p.id = a.plan_id
-  LEFT JOIN account_overrides ov ON ov.account_id = a.id
-`
+/** Holds and lifts holds per the plans; answers how many monitors changed. */
+export const refreshHolds = Effect.flatMap(EngineRepo, (repo) => repo.refreshHolds)
 
-export const refreshHolds = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const changed = yield* sql`
-    UPDATE schedules s SET held = h.held
-    FROM (
-      SELECT e.id,
-        e.org_deleted_at IS NOT NULL OR e.account_deleted_at IS NOT NULL
-          OR row_number() OVER (PARTITION BY e.account_id, e.org_deleted_at IS NULL ORDER BY e.created_at, e.id)
-            > e.max_targets AS held
-      FROM (${effective(sql)}) e
-    ) h
-    WHERE s.target_id = h.id AND s.held IS DISTINCT FROM h.held
-    RETURNING s.target_id
-  `
-  return changed.length
-})
-
+/** Keeps the partitions ahead and the retention behind; answers how many partitions and rows went. */
 export const keepPartitions = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`SELECT engine_ensure_partitions(3)`
-  const [longest] = yield* sql<{ days: number }>`
-    SELECT GREATEST(
-      (SELECT max(raw_days) FROM plans),
-      (SELECT COALESCE(max((limits->>'raw_days')::int), 0) FROM account_overrides)
-    )::int AS days
-  `
-  const days = longest?.days ?? 30
-  const [dropped] = yield* sql<{ n: number }>`
-    SELECT engine_drop_partitions(now() - make_interval(days => ${days})) AS n
-  `
-  const deleted = yield* sql`
-    DELETE FROM check_results r USING (${effective(sql)}) e
-    WHERE r.target_id = e.id AND e.raw_days < ${days}
-      AND r.checked_at < now() - make_interval(days => e.raw_days)
-      AND r.checked_at >= now() - make_interval(days => ${days + 1})
-    RETURNING r.target_id
-  `
+  const repo = yield* EngineRepo
+  yield* repo.ensurePartitions
+  const days = yield* repo.longestRawDays(30)
+  const dropped = yield* repo.dropPartitions(days)
+  const deleted = yield* repo.deleteExpiredResults(days)
   for (const table of ["result_rollups_hourly", "result_rollups_daily"] as const) {
-    yield* sql`
-      DELETE FROM ${sql(table)} r USING (${effective(sql)}) e
-      WHERE r.target_id = e.id AND r.bucket < now() - make_interval(days => e.retention_days + 1)
-    `
-    yield* sql`DELETE FROM ${sql(table)} r WHERE NOT EXISTS (SELECT 1 FROM targets t WHERE t.id = r.target_id)`
+    yield* repo.deleteExpiredRollups(table)
+    yield* repo.deleteOrphanRollups(table)
   }
-  return (dropped?.n ?? 0) + deleted.length
+  return dropped + deleted
 })
 
-const forever = <A>(
-  name: string,
-  every: Duration.DurationInput,
-  work: Effect.Effect<A, unknown, SqlClient.SqlClient>
-) =>
+const forever = <A>(name: string, every: Duration.DurationInput, work: Effect.Effect<A, unknown, EngineRepo>) =>
   work.pipe(
     Effect.catchAllCause((cause) =>
       Effect.logWarning("Engine upkeep failed; retrying on the next tick", cause).pipe(
@@ -100,4 +53,4 @@ export const layer = Layer.scopedDiscard(
     yield* Effect.forkScoped(forever("holds", Duration.seconds(config["scheduler.refresh_secs"]), refreshHolds))
     yield* Effect.forkScoped(forever("partitions", "1 hour", keepPartitions))
   })
-)
+).pipe(Layer.provide(EngineRepo.Default))

@@ -3,12 +3,12 @@
  * call runs inside the transaction that stores the new heartbeat state, so a verdict change and its result commit
  * together, or not at all.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import type { ProbeOutcome } from "@signalman/core/CheckResult"
 import type { ChangeCause } from "@signalman/core/heartbeat/HeartbeatMachine"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { MonitorResults } from "../engine/MonitorResults.js"
+import { HeartbeatsRepo } from "./Repo.js"
 
 /** A verdict change with the result the machine asks to write for it. */
 export interface Change {
@@ -25,7 +25,7 @@ export interface Change {
 
 export class HeartbeatVerdicts extends Effect.Service<HeartbeatVerdicts>()("Signalman/HeartbeatVerdicts", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* HeartbeatsRepo
     const results = yield* MonitorResults
     return {
       /**
@@ -34,18 +34,18 @@ export class HeartbeatVerdicts extends Effect.Service<HeartbeatVerdicts>()("Sign
        */
       changed: (change: Change): Effect.Effect<void> =>
         Effect.gen(function* () {
-          const [target] = yield* sql<{ interval_secs: number }>`
-            UPDATE heartbeat_states h SET verdict_changed_at = ${DateTime.toDateUtc(change.at)}, verdict_cause = ${change.cause}
-            FROM targets t WHERE h.target_id = ${change.target_id} AND t.id = h.target_id
-            RETURNING t.interval_secs
-          `.pipe(Effect.orDie)
-          if (change.outcome === undefined || target === undefined) return
+          const interval = yield* repo.stampVerdict({
+            target_id: change.target_id,
+            at: DateTime.toDateUtc(change.at),
+            cause: change.cause
+          })
+          if (change.outcome === undefined || interval === undefined) return
           yield* results.write([
             {
               targetId: change.target_id,
               outcome: change.outcome,
               at: change.at,
-              weightSecs: change.at_once ? 0 : target.interval_secs,
+              weightSecs: change.at_once ? 0 : interval,
               atOnce: change.at_once
             }
           ])
@@ -53,12 +53,11 @@ export class HeartbeatVerdicts extends Effect.Service<HeartbeatVerdicts>()("Sign
       /** A scheduled evaluation's result (one per tick while the monitor is up or down): it stands for its cadence. */
       evaluated: (targetId: string, outcome: ProbeOutcome, at: DateTime.Utc): Effect.Effect<void> =>
         Effect.gen(function* () {
-          const [target] = yield* sql<{ interval_secs: number }>`
-            SELECT interval_secs FROM targets WHERE id = ${targetId}
-          `.pipe(Effect.orDie)
-          if (target === undefined) return
-          yield* results.write([{ targetId, outcome, at, weightSecs: target.interval_secs, atOnce: false }])
+          const interval = yield* repo.intervalOf(targetId)
+          if (interval === undefined) return
+          yield* results.write([{ targetId, outcome, at, weightSecs: interval, atOnce: false }])
         })
     }
-  })
+  }),
+  dependencies: [HeartbeatsRepo.Default]
 }) {}

@@ -7,7 +7,6 @@
  * as they are and the silence clock is not re-armed. Every token it ends is published as invalidated, so no process
  * keeps resolving it from its cache.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import * as CadenceAdvice from "@signalman/core/heartbeat/CadenceAdvice"
@@ -23,6 +22,7 @@ import { Invalidation } from "../infra/Invalidation.js"
 import * as PingTokens from "../targets/PingTokens.js"
 import { notFound, type TargetRow, Targets } from "../targets/Targets.js"
 import { Pings } from "./Pings.js"
+import { HeartbeatsRepo } from "./Repo.js"
 import * as StateRows from "./StateRows.js"
 
 /** The most successes the record's figures are computed over (a job pinging every second for 14 days has more). */
@@ -36,17 +36,6 @@ export const Window = Schema.Struct({
 })
 export const decodeWindow = Schema.decodeUnknown(Window)
 
-const TokenRow = Schema.Struct({
-  token: Schema.String,
-  expires_at: Schema.NullOr(Schema.DateFromSelf),
-  last_used_at: Schema.NullOr(Schema.DateFromSelf)
-})
-const StateRow = Schema.Struct({
-  ...StateRows.StateColumns.fields,
-  last_failure_output: Schema.NullOr(Schema.String),
-  rotated_at: Schema.NullOr(Schema.DateFromSelf)
-})
-
 const utc = (at: Date | null): DateTime.Utc | null => (at === null ? null : DateTime.unsafeFromDate(at))
 
 const notHeartbeat = (row: TargetRow) =>
@@ -56,7 +45,7 @@ const notHeartbeat = (row: TargetRow) =>
 
 export class Heartbeats extends Effect.Service<Heartbeats>()("Signalman/Heartbeats", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* HeartbeatsRepo
     const targets = yield* Targets
     const pings = yield* Pings
     const invalidation = yield* Invalidation
@@ -71,9 +60,7 @@ export class Heartbeats extends Effect.Service<Heartbeats>()("Signalman/Heartbea
       })
 
     const tokensOf = (targetId: string, now: DateTime.Utc) =>
-      sql`SELECT token, expires_at, last_used_at FROM ping_tokens WHERE target_id = ${targetId}`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(TokenRow))),
-        Effect.orDie,
+      repo.tokens(targetId).pipe(
         Effect.flatMap((rows) =>
           Effect.gen(function* () {
             const current = rows.find((r) => r.expires_at === null)
@@ -81,7 +68,7 @@ export class Heartbeats extends Effect.Service<Heartbeats>()("Signalman/Heartbea
             // Every heartbeat is minted a token on create; one without (a row lost by hand) gets one now.
             const token = current?.token ?? PingTokens.mint()
             if (current === undefined) {
-              yield* sql`INSERT INTO ping_tokens (token, target_id) VALUES (${token}, ${targetId})`.pipe(Effect.orDie)
+              yield* repo.insertToken({ token, target_id: targetId, expires_at: null })
             }
             return {
               current: token,
@@ -98,26 +85,14 @@ export class Heartbeats extends Effect.Service<Heartbeats>()("Signalman/Heartbea
         )
       )
 
-    const stateOf = (row: TargetRow) =>
-      sql`
-        SELECT verdict, paused, down_cause, first_ping_at, last_ping_at, last_success_at, last_start_at, last_fail_at,
-          last_exit_code, window_from, run_started_at, last_failure_output, rotated_at
-        FROM heartbeat_states WHERE target_id = ${row.id}
-      `.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StateRow))),
-        Effect.map((rows) => rows[0]),
-        Effect.orDie
-      )
-
     const successesOf = (targetId: string, now: DateTime.Utc) =>
-      sql<{ at: Date }>`
-        SELECT at FROM heartbeat_pings
-        WHERE target_id = ${targetId} AND signal = 'success'
-          AND at >= ${DateTime.toDateUtc(DateTime.subtractDuration(now, CadenceAdvice.LOOKBACK))}
-        ORDER BY at DESC LIMIT ${MAX_SUCCESSES}
-      `.pipe(
-        Effect.map((rows) => rows.map((r) => DateTime.unsafeFromDate(r.at))),
-        Effect.orDie
+      Effect.map(
+        repo.successes(
+          targetId,
+          DateTime.toDateUtc(DateTime.subtractDuration(now, CadenceAdvice.LOOKBACK)),
+          MAX_SUCCESSES
+        ),
+        (ats) => ats.map((at) => DateTime.unsafeFromDate(at))
       )
 
     const recordOf = (row: TargetRow) =>
@@ -127,7 +102,7 @@ export class Heartbeats extends Effect.Service<Heartbeats>()("Signalman/Heartbea
         const now = DateTime.unsafeMake(Date.now())
         const window = yield* decodeWindow(row.check_spec).pipe(Effect.orDie)
         const tokens = yield* tokensOf(row.id, now)
-        const stored = yield* stateOf(row)
+        const stored = yield* repo.state(row.id)
         const state =
           stored === undefined ? HeartbeatMachine.initial({ enabled: row.enabled }) : StateRows.toState(stored)
         return HeartbeatRecord.derive(
@@ -150,37 +125,32 @@ export class Heartbeats extends Effect.Service<Heartbeats>()("Signalman/Heartbea
     const rotate = (org: ActiveOrg, id: string, request: Rotation.RotateRequest) =>
       Effect.gen(function* () {
         const row = yield* heartbeat(org, id)
-        const ended = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              // Serialises rotations of one monitor: the second sees the first's tokens.
-              yield* sql`SELECT id FROM targets WHERE id = ${row.id} FOR UPDATE`
-              const now = DateTime.unsafeMake(Date.now())
-              const before = yield* tokensOf(row.id, now)
-              const after = Rotation.rotate(
-                { ...before, rotated_at: null },
-                { ...request, token: PingTokens.mint() },
-                now,
-                Duration.hours(24)
-              )
-              yield* sql`DELETE FROM ping_tokens WHERE target_id = ${row.id}`
-              yield* sql`INSERT INTO ping_tokens (token, target_id) VALUES (${after.current}, ${row.id})`
-              if (after.previous !== null) {
-                yield* sql`
-                  INSERT INTO ping_tokens (token, target_id, expires_at, last_used_at)
-                  VALUES (${after.previous.token}, ${row.id}, ${DateTime.toDateUtc(after.previous.expires_at)}, NULL)
-                `
-              }
-              yield* sql`
-                INSERT INTO heartbeat_states (target_id, verdict, paused, rotated_at)
-                VALUES (${row.id}, 'pending', ${!row.enabled}, ${DateTime.toDateUtc(now)})
-                ON CONFLICT (target_id) DO UPDATE SET rotated_at = EXCLUDED.rotated_at
-              `
-              // Every token the monitor had is now ended or expiring: cached entries of them must go.
-              return [before.current, ...(before.previous === null ? [] : [before.previous.token])]
-            })
-          )
-          .pipe(Effect.orDie)
+        const ended = yield* repo.transaction(
+          Effect.gen(function* () {
+            // Serialises rotations of one monitor: the second sees the first's tokens.
+            yield* repo.lockTarget(row.id)
+            const now = DateTime.unsafeMake(Date.now())
+            const before = yield* tokensOf(row.id, now)
+            const after = Rotation.rotate(
+              { ...before, rotated_at: null },
+              { ...request, token: PingTokens.mint() },
+              now,
+              Duration.hours(24)
+            )
+            yield* repo.deleteTokens(row.id)
+            yield* repo.insertToken({ token: after.current, target_id: row.id, expires_at: null })
+            if (after.previous !== null) {
+              yield* repo.insertToken({
+                token: after.previous.token,
+                target_id: row.id,
+                expires_at: DateTime.toDateUtc(after.previous.expires_at)
+              })
+            }
+            yield* repo.markRotated(row.id, !row.enabled, DateTime.toDateUtc(now))
+            // Every token the monitor had is now ended or expiring: cached entries of them must go.
+            return [before.current, ...(before.previous === null ? [] : [before.previous.token])]
+          })
+        )
         yield* Effect.forEach(ended, (token) => invalidation.publish(`ping_token:${token}`), { discard: true })
         return yield* recordOf(row)
       })
@@ -188,13 +158,11 @@ export class Heartbeats extends Effect.Service<Heartbeats>()("Signalman/Heartbea
     const endPrevious = (org: ActiveOrg, id: string) =>
       Effect.gen(function* () {
         const row = yield* heartbeat(org, id)
-        const ended = yield* sql<{ token: string }>`
-          DELETE FROM ping_tokens WHERE target_id = ${row.id} AND expires_at IS NOT NULL RETURNING token
-        `.pipe(Effect.orDie)
-        yield* Effect.forEach(ended, (r) => invalidation.publish(`ping_token:${r.token}`), { discard: true })
+        const ended = yield* repo.endPrevious(row.id)
+        yield* Effect.forEach(ended, (token) => invalidation.publish(`ping_token:${token}`), { discard: true })
       })
 
     return { record, rotate, endPrevious }
   }),
-  dependencies: [Pings.Default, Invalidation.Default]
+  dependencies: [HeartbeatsRepo.Default, Pings.Default, Invalidation.Default]
 }) {}

@@ -12,19 +12,15 @@
  * A result older than (or as old as) the newest one a region reported changes nothing, so folding a result twice,
  * concurrently or not, opens one incident and sends one notice.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqlSchema from "@effect/sql/SqlSchema"
-import type * as Statement from "@effect/sql/Statement"
 import type { CheckStatus } from "@signalman/core/CheckResult"
-import { Impact } from "@signalman/core/Incident"
+import type { Impact } from "@signalman/core/Incident"
 import * as IncidentMachine from "@signalman/core/IncidentMachine"
-import { RegionPolicy } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { uuidv7 } from "../infra/Ids.js"
+import { IncidentsRepo } from "./Repo.js"
 import { AlertSuppression, IncidentNotices } from "./Seams.js"
+import { type EngineRow, IncidentWriterRepo } from "./WriterRepo.js"
 
 /** A check result as the scheduler stores it. */
 export interface ObservedResult {
@@ -59,36 +55,6 @@ export interface Options {
   readonly now?: DateTime.Utc | undefined
 }
 
-const EngineRow = Schema.Struct({
-  target_id: Schema.String,
-  org_id: Schema.String,
-  name: Schema.String,
-  kind: Schema.String,
-  enabled: Schema.Boolean,
-  state: IncidentMachine.State,
-  alert_confirmations: Schema.Number,
-  notify_recovery: Schema.Boolean,
-  renotify_interval_secs: Schema.Number,
-  recovery_period_secs: Schema.Number,
-  region_policy: RegionPolicy,
-  regions: Schema.Array(Schema.String)
-})
-type EngineRow = typeof EngineRow.Type
-
-const decodeRows = Schema.decodeUnknown(Schema.Array(EngineRow))
-const decodeIncidentNow = Schema.decodeUnknown(
-  Schema.Array(
-    Schema.Struct({
-      started_at: Schema.DateFromSelf,
-      ended_at: Schema.NullOr(Schema.DateFromSelf),
-      impact: Impact
-    })
-  )
-)
-const encodeState = Schema.encodeSync(IncidentMachine.State)
-const Id = Schema.Struct({ id: Schema.String })
-const decodeIds = Schema.decodeUnknown(Schema.Array(Id))
-
 const impactWords: Record<Impact, string> = {
   degraded: "degraded performance",
   partial_outage: "partial outage",
@@ -121,24 +87,10 @@ const noteOf = (effect: IncidentMachine.SideEffect): string | undefined => {
 
 export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/IncidentWriter", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* IncidentWriterRepo
+    const incidents = yield* IncidentsRepo
     const notices = yield* IncidentNotices
     const suppression = yield* AlertSuppression
-
-    // The engine row joined with the monitor's alert settings as stored now, locked for this transaction.
-    const selectLocked = (where: Statement.Fragment, skipLocked: boolean) =>
-      sql`
-        SELECT e.target_id, t.org_id, t.name, t.kind, t.enabled, e.state, t.alert_confirmations, t.notify_recovery,
-          t.renotify_interval_secs, t.recovery_period_secs, t.region_policy, t.regions
-        FROM incident_engine e JOIN targets t ON t.id = e.target_id
-        WHERE ${where}
-        ORDER BY e.wake_at
-        LIMIT 1
-        FOR UPDATE OF e ${skipLocked ? sql`SKIP LOCKED` : sql``}
-      `.pipe(
-        Effect.flatMap(decodeRows),
-        Effect.map((rows) => rows[0])
-      )
 
     const toEvent = (row: EngineRow, observation: Observation, now: DateTime.Utc) =>
       Effect.gen(function* () {
@@ -167,32 +119,20 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
         }
       })
 
-    const findIncident = SqlSchema.findOne({
-      Request: Schema.Struct({ target_id: Schema.String, number: Schema.Number }),
-      Result: Id,
-      execute: ({ target_id, number }) => sql`
-        SELECT id FROM incidents WHERE target_id = ${target_id} AND number = ${number} AND origin = 'monitor'
-      `
-    })
-
     const incidentId = (targetId: string, number: number) =>
-      Effect.flatMap(findIncident({ target_id: targetId, number }), (row) =>
-        Option.isNone(row)
-          ? Effect.dieMessage(`no incident ${number} of target ${targetId}`)
-          : Effect.succeed(row.value.id)
+      Effect.flatMap(repo.incidentId(targetId, number), (id) =>
+        id === undefined ? Effect.dieMessage(`no incident ${number} of target ${targetId}`) : Effect.succeed(id)
       )
 
     const note = (id: string, message: string, by: string | null, at: DateTime.Utc) =>
-      sql`
-        INSERT INTO incident_updates (id, incident_id, kind, phase, message, created_by, created_at)
-        VALUES (${uuidv7()}, ${id}, 'note', NULL, ${message}, ${by}, ${DateTime.toDateUtc(at)})
-      `
-
-    const date = (at: DateTime.Utc | null) => (at === null ? null : DateTime.toDateUtc(at))
-    const recoveredJson = (incident: IncidentMachine.Ongoing) =>
-      JSON.stringify(
-        incident.recovered.map((s) => ({ from: DateTime.formatIso(s.from), until: DateTime.formatIso(s.until) }))
-      )
+      incidents.insertUpdate({
+        id: uuidv7(),
+        incident_id: id,
+        phase: null,
+        message,
+        created_by: by,
+        created_at: DateTime.toDateUtc(at)
+      })
 
     const apply = (row: EngineRow, effect: IncidentMachine.SideEffect, now: DateTime.Utc, cause: string | null) =>
       Effect.gen(function* () {
@@ -200,32 +140,34 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
         switch (effect._tag) {
           case "OpenIncident": {
             const i = effect.incident
-            const inserted = yield* Effect.flatMap(
-              sql`
-              INSERT INTO incidents (id, org_id, target_id, origin, number, impact, counts_as_downtime, started_at,
-                acknowledged_at, acknowledged_by, recovering_since, recovered, created_at, updated_at)
-              VALUES (${uuidv7()}, ${row.org_id}, ${row.target_id}, 'monitor', ${i.number}, ${i.impact}, true,
-                ${DateTime.toDateUtc(i.started_at)}, ${date(i.acknowledged_at)}, ${i.acknowledged_by},
-                ${date(i.recovering_since)}, ${recoveredJson(i)}::jsonb, ${DateTime.toDateUtc(now)},
-                ${DateTime.toDateUtc(now)})
-              ON CONFLICT (target_id, number) WHERE origin = 'monitor' DO NOTHING
-              RETURNING id
-            `,
-              decodeIds
-            )
-            const id = inserted[0]?.id
+            const id = yield* repo.open({
+              id: uuidv7(),
+              org_id: row.org_id,
+              target_id: row.target_id,
+              number: i.number,
+              impact: i.impact,
+              started_at: i.started_at,
+              acknowledged_at: i.acknowledged_at,
+              acknowledged_by: i.acknowledged_by,
+              recovering_since: i.recovering_since,
+              recovered: i.recovered,
+              now
+            })
             if (id !== undefined && message !== undefined) yield* note(id, message, null, i.started_at)
             return
           }
           case "UpdateIncident": {
             const i = effect.incident
             const id = yield* incidentId(row.target_id, i.number)
-            yield* sql`
-              UPDATE incidents SET impact = ${i.impact}, acknowledged_at = ${date(i.acknowledged_at)},
-                acknowledged_by = ${i.acknowledged_by}, recovering_since = ${date(i.recovering_since)},
-                recovered = ${recoveredJson(i)}::jsonb, updated_at = ${DateTime.toDateUtc(now)}
-              WHERE id = ${id}
-            `
+            yield* repo.update({
+              id,
+              impact: i.impact,
+              acknowledged_at: i.acknowledged_at,
+              acknowledged_by: i.acknowledged_by,
+              recovering_since: i.recovering_since,
+              recovered: i.recovered,
+              now
+            })
             const by = effect.change === "acknowledged" ? i.acknowledged_by : null
             if (message !== undefined) yield* note(id, message, by, now)
             return
@@ -233,21 +175,22 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
           case "CloseIncident": {
             const i = effect.incident
             const id = yield* incidentId(row.target_id, i.number)
-            yield* sql`
-              UPDATE incidents SET impact = ${i.impact}, ended_at = ${DateTime.toDateUtc(effect.ended_at)},
-                close_reason = ${effect.reason}, resolved_by = ${effect.resolved_by}, recovering_since = NULL,
-                recovered = ${recoveredJson(i)}::jsonb, updated_at = ${DateTime.toDateUtc(now)}
-              WHERE id = ${id}
-            `
+            yield* repo.close({
+              id,
+              impact: i.impact,
+              ended_at: effect.ended_at,
+              close_reason: effect.reason,
+              resolved_by: effect.resolved_by,
+              recovered: i.recovered,
+              now
+            })
             if (message !== undefined) yield* note(id, message, effect.resolved_by, now)
             return
           }
           case "Notify": {
             const id = yield* incidentId(row.target_id, effect.incident)
             // The incident as it stands after this step's earlier effects (a close is written before its notice).
-            const [stored] = yield* sql`
-              SELECT started_at, ended_at, impact FROM incidents WHERE id = ${id}
-            `.pipe(Effect.flatMap(decodeIncidentNow))
+            const stored = yield* repo.incidentNow(id)
             if (stored === undefined) return yield* Effect.dieMessage(`incident ${id} vanished`)
             yield* notices.enqueue({
               orgId: row.org_id,
@@ -260,8 +203,8 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
                 incident: {
                   id,
                   number: effect.incident,
-                  started_at: DateTime.unsafeFromDate(stored.started_at),
-                  ended_at: stored.ended_at === null ? null : DateTime.unsafeFromDate(stored.ended_at),
+                  started_at: stored.started_at,
+                  ended_at: stored.ended_at,
                   impact: stored.impact,
                   cause
                 },
@@ -289,38 +232,24 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
           effects.push(...next.effects)
           state = next.state
         }
-        const wake = IncidentMachine.wakeAt(row, state)
-        yield* sql`
-          UPDATE incident_engine
-          SET state = ${JSON.stringify(encodeState(state))}::jsonb, wake_at = ${wake === undefined ? null : DateTime.toDateUtc(wake)},
-            updated_at = now()
-          WHERE target_id = ${row.target_id}
-        `
+        yield* repo.saveState(row.target_id, state, IncidentMachine.wakeAt(row, state))
         return effects
       })
-
-    const initial = JSON.stringify(encodeState(IncidentMachine.initial))
 
     /**
      * Fold events for one monitor, in order, in one transaction. Answers the effects, or undefined when the monitor
      * does not exist (deleted meanwhile: nothing to do).
      */
     const observeAll = (targetId: string, observations: ReadonlyArray<Observation>, options: Options = {}) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const now = options.now ?? (yield* DateTime.now)
-            yield* sql`
-              INSERT INTO incident_engine (target_id, state)
-              SELECT id, ${initial}::jsonb FROM targets WHERE id = ${targetId}
-              ON CONFLICT (target_id) DO NOTHING
-            `
-            const row = yield* selectLocked(sql`e.target_id = ${targetId}`, false)
-            if (row === undefined) return undefined
-            return yield* fold(row, observations, now)
-          })
-        )
-        .pipe(Effect.orDie)
+      repo.transaction(
+        Effect.gen(function* () {
+          const now = options.now ?? (yield* DateTime.now)
+          yield* repo.ensureEngine(targetId, IncidentMachine.initial)
+          const row = yield* repo.lockOne(targetId)
+          if (row === undefined) return undefined
+          return yield* fold(row, observations, now)
+        })
+      )
 
     const observe = (targetId: string, observation: Observation, options?: Options) =>
       observeAll(targetId, [observation], options)
@@ -366,13 +295,9 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
         let ticked = 0
         const seen = new Set<string>()
         while (ticked < limit) {
-          const claimed = yield* sql.withTransaction(
+          const claimed = yield* repo.transaction(
             Effect.gen(function* () {
-              const due = sql`e.wake_at <= ${DateTime.toDateUtc(now)}`
-              const row = yield* selectLocked(
-                seen.size === 0 ? due : sql.and([due, sql`e.target_id NOT IN ${sql.in([...seen])}`]),
-                true
-              )
+              const row = yield* repo.lockDue(now, [...seen])
               if (row === undefined) return undefined
               yield* fold(row, [{ _tag: "Tick" }], now)
               return row.target_id
@@ -384,8 +309,9 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
           ticked++
         }
         return ticked
-      }).pipe(Effect.orDie)
+      })
 
     return { observe, observeAll, observeResults, tickDue }
-  })
+  }),
+  dependencies: [IncidentWriterRepo.Default, IncidentsRepo.Default]
 }) {}

@@ -2,35 +2,34 @@
  * Where a manual monitor's sets go beyond its own row: its results (and through them the incident writer), and the
  * open incident's timeline. The calls run inside the set's transaction, so a set and its result commit together.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import type { ManualEffect } from "@signalman/core/ManualState"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { MonitorResults } from "../engine/MonitorResults.js"
+import { IncidentsRepo } from "../incidents/Repo.js"
 import { uuidv7 } from "../infra/Ids.js"
+import { ManualRepo } from "./Repo.js"
 
 /** A manual monitor's result stands for its fixed minute (TargetRules: manual monitors run at 60 s). */
 export const MANUAL_INTERVAL_SECS = 60
 
 export class ManualOutcomes extends Effect.Service<ManualOutcomes>()("Signalman/ManualOutcomes", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ManualRepo
+    const incidents = yield* IncidentsRepo
     const results = yield* MonitorResults
 
-    const openIncident = (targetId: string) =>
-      sql<{ id: string }>`
-        SELECT id::text AS id FROM incidents
-        WHERE target_id = ${targetId} AND origin = 'monitor' AND ended_at IS NULL
-      `.pipe(
-        Effect.map((rows) => rows[0]?.id),
-        Effect.orDie
-      )
+    const openIncident = repo.openIncident
 
     const note = (incidentId: string, message: string, at: DateTime.Utc) =>
-      sql`
-        INSERT INTO incident_updates (id, incident_id, kind, phase, message, created_by, created_at)
-        VALUES (${uuidv7()}, ${incidentId}, 'note', NULL, ${message}, NULL, ${DateTime.toDateUtc(at)})
-      `.pipe(Effect.asVoid, Effect.orDie)
+      incidents.insertUpdate({
+        id: uuidv7(),
+        incident_id: incidentId,
+        phase: null,
+        message,
+        created_by: null,
+        created_at: DateTime.toDateUtc(at)
+      })
 
     return {
       /** Whether the monitor's incident is open (raising degraded to down needs it). */
@@ -59,5 +58,6 @@ export class ManualOutcomes extends Effect.Service<ManualOutcomes>()("Signalman/
           }
         })
     }
-  })
+  }),
+  dependencies: [ManualRepo.Default, IncidentsRepo.Default]
 }) {}

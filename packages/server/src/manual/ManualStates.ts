@@ -5,10 +5,9 @@
  * result, the incident) in the same transaction, and audited as `target.state_set` with the acting user once that
  * transaction has committed. A paused monitor keeps the set and writes no result; its restatement reports it.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import { CheckKind } from "@signalman/core/CheckSpec"
-import { UserId } from "@signalman/core/Identity"
+import type { UserId } from "@signalman/core/Identity"
 import * as ManualState from "@signalman/core/ManualState"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as DateTime from "effect/DateTime"
@@ -18,18 +17,11 @@ import * as Schema from "effect/Schema"
 import { AuditLog } from "../audit/AuditLog.js"
 import { notFound, type TargetRow, Targets } from "../targets/Targets.js"
 import { ManualOutcomes } from "./ManualOutcomes.js"
-
-const StateRow = Schema.Struct({
-  status: ManualState.ManualStatus,
-  note: Schema.NullOr(Schema.String),
-  set_at: Schema.DateFromSelf,
-  set_by: Schema.NullOr(UserId)
-})
-const decodeRows = Schema.decodeUnknown(Schema.Array(StateRow))
+import { ManualRepo } from "./Repo.js"
 
 export class ManualStates extends Effect.Service<ManualStates>()("Signalman/ManualStates", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ManualRepo
     const targets = yield* Targets
     const outcomes = yield* ManualOutcomes
     const audit = yield* AuditLog
@@ -42,24 +34,11 @@ export class ManualStates extends Effect.Service<ManualStates>()("Signalman/Manu
         return row
       })
 
+    // No row means up since the monitor's creation.
     const stored = (row: TargetRow, lock: boolean) =>
-      (lock
-        ? sql`SELECT status, note, set_at, set_by FROM manual_states WHERE target_id = ${row.id} FOR UPDATE`
-        : sql`SELECT status, note, set_at, set_by FROM manual_states WHERE target_id = ${row.id}`
-      ).pipe(
-        Effect.flatMap(decodeRows),
-        Effect.map(
-          (rows): ManualState.ManualState =>
-            rows[0] === undefined
-              ? ManualState.initial(DateTime.unsafeFromDate(row.created_at))
-              : {
-                  status: rows[0].status,
-                  note: rows[0].note,
-                  set_at: DateTime.unsafeFromDate(rows[0].set_at),
-                  set_by: rows[0].set_by
-                }
-        ),
-        Effect.orDie
+      Effect.map(
+        repo.state(row.id, lock),
+        (state): ManualState.ManualState => state ?? ManualState.initial(DateTime.unsafeFromDate(row.created_at))
       )
 
     const get = (org: ActiveOrg, id: string) => Effect.flatMap(manual(org, id), (row) => stored(row, false))
@@ -69,11 +48,11 @@ export class ManualStates extends Effect.Service<ManualStates>()("Signalman/Manu
         const row = yield* manual(org, id)
         const wanted = ManualState.validate(body)
         if (Either.isLeft(wanted)) return yield* Effect.fail(TargetRules.toApiError(wanted.left))
-        const step = yield* sql
-          .withTransaction(
+        const step = yield* repo
+          .transaction(
             Effect.gen(function* () {
               // Serialises sets of one monitor (there may be no state row to lock yet).
-              yield* sql`SELECT id FROM targets WHERE id = ${row.id} FOR UPDATE`
+              yield* repo.lockTarget(row.id)
               const current = yield* stored(row, true)
               const now = DateTime.unsafeMake(Date.now())
               const step = ManualState.step(
@@ -87,12 +66,7 @@ export class ManualStates extends Effect.Service<ManualStates>()("Signalman/Manu
                 now
               )
               if (step.effects.length === 0) return step
-              yield* sql`
-                INSERT INTO manual_states (target_id, status, note, set_at, set_by)
-                VALUES (${row.id}, ${step.state.status}, ${step.state.note}, ${DateTime.toDateUtc(step.state.set_at)}, ${step.state.set_by})
-                ON CONFLICT (target_id) DO UPDATE SET status = EXCLUDED.status, note = EXCLUDED.note,
-                  set_at = EXCLUDED.set_at, set_by = EXCLUDED.set_by
-              `
+              yield* repo.saveState(row.id, step.state)
               yield* outcomes.apply(
                 row.id,
                 step.effects.filter((effect) => effect._tag !== "Audit")
@@ -114,5 +88,5 @@ export class ManualStates extends Effect.Service<ManualStates>()("Signalman/Manu
 
     return { get, set }
   }),
-  dependencies: [ManualOutcomes.Default, AuditLog.Default]
+  dependencies: [ManualRepo.Default, ManualOutcomes.Default, AuditLog.Default]
 }) {}

@@ -1,0 +1,158 @@
+/**
+ * Heartbeats' SQL as the API and the verdicts need it: a monitor's ping tokens and their rotation, its stored state
+ * with the record's extra columns, its recent successes, and the stamp a verdict change leaves. Timestamps stay
+ * `Date`s (`Schema.DateFromSelf`), as `StateRows` reads them.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Transaction from "../database/Transaction.js"
+import * as StateRows from "./StateRows.js"
+
+const date = Schema.DateFromSelf
+
+/** A ping token: the current one has no `expires_at`; the previous one works until it. */
+export const TokenRow = Schema.Struct({
+  token: Schema.String,
+  expires_at: Schema.NullOr(date),
+  last_used_at: Schema.NullOr(date)
+})
+
+/** A new ping token; `expires_at` null for the current one. */
+export const NewToken = Schema.Struct({
+  token: Schema.String,
+  target_id: Schema.String,
+  expires_at: Schema.NullOr(date)
+})
+
+/** The stored state with what the record shows beside it. */
+export const StateRow = Schema.Struct({
+  ...StateRows.StateColumns.fields,
+  last_failure_output: Schema.NullOr(Schema.String),
+  rotated_at: Schema.NullOr(date)
+})
+
+/** A verdict change's stamp. */
+export const VerdictStamp = Schema.Struct({
+  target_id: Schema.String,
+  at: date,
+  cause: Schema.Literal("success", "start", "fail", "silence", "runtime_exceeded", "resumed")
+})
+
+const Token = Schema.Struct({ token: Schema.String })
+const At = Schema.Struct({ at: date })
+const Interval = Schema.Struct({ interval_secs: Schema.Number })
+
+export class HeartbeatsRepo extends Effect.Service<HeartbeatsRepo>()("Signalman/HeartbeatsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const tokens = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: TokenRow,
+      execute: (targetId) => sql`SELECT token, expires_at, last_used_at FROM ping_tokens WHERE target_id = ${targetId}`
+    })
+
+    const insertToken = SqlSchema.void({
+      Request: NewToken,
+      execute: (t) => sql`
+        INSERT INTO ping_tokens (token, target_id, expires_at, last_used_at)
+        VALUES (${t.token}, ${t.target_id}, ${t.expires_at}, NULL)
+      `
+    })
+
+    const deleteTokens = SqlSchema.void({
+      Request: Schema.String,
+      execute: (targetId) => sql`DELETE FROM ping_tokens WHERE target_id = ${targetId}`
+    })
+
+    const endPrevious = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Token,
+      execute: (targetId) =>
+        sql`DELETE FROM ping_tokens WHERE target_id = ${targetId} AND expires_at IS NOT NULL RETURNING token`
+    })
+
+    const lockTarget = SqlSchema.void({
+      Request: Schema.String,
+      execute: (targetId) => sql`SELECT id FROM targets WHERE id = ${targetId} FOR UPDATE`
+    })
+
+    const state = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: StateRow,
+      execute: (targetId) => sql`
+        SELECT verdict, paused, down_cause, first_ping_at, last_ping_at, last_success_at, last_start_at, last_fail_at,
+          last_exit_code, window_from, run_started_at, last_failure_output, rotated_at
+        FROM heartbeat_states WHERE target_id = ${targetId}
+      `
+    })
+
+    // A state row that does not exist yet starts pending (paused with its monitor) and carries the stamp.
+    const markRotated = SqlSchema.void({
+      Request: Schema.Struct({ target_id: Schema.String, paused: Schema.Boolean, at: date }),
+      execute: ({ target_id, paused, at }) => sql`
+        INSERT INTO heartbeat_states (target_id, verdict, paused, rotated_at)
+        VALUES (${target_id}, 'pending', ${paused}, ${at})
+        ON CONFLICT (target_id) DO UPDATE SET rotated_at = EXCLUDED.rotated_at
+      `
+    })
+
+    const successes = SqlSchema.findAll({
+      Request: Schema.Struct({ target_id: Schema.String, since: date, limit: Schema.Number }),
+      Result: At,
+      execute: ({ target_id, since, limit }) => sql`
+        SELECT at FROM heartbeat_pings
+        WHERE target_id = ${target_id} AND signal = 'success' AND at >= ${since}
+        ORDER BY at DESC LIMIT ${limit}
+      `
+    })
+
+    const stampVerdict = SqlSchema.findOne({
+      Request: VerdictStamp,
+      Result: Interval,
+      execute: ({ target_id, at, cause }) => sql`
+        UPDATE heartbeat_states h SET verdict_changed_at = ${at}, verdict_cause = ${cause}
+        FROM targets t WHERE h.target_id = ${target_id} AND t.id = h.target_id
+        RETURNING t.interval_secs
+      `
+    })
+
+    const intervalOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Interval,
+      execute: (targetId) => sql`SELECT interval_secs FROM targets WHERE id = ${targetId}`
+    })
+
+    const seconds = (row: Option.Option<typeof Interval.Type>) => Option.getOrUndefined(row)?.interval_secs
+
+    // Our own rows failing their schema, or the database failing, are defects at this boundary.
+    return {
+      /** Runs `self` in a transaction. */
+      transaction: Transaction.make(sql),
+      /** The monitor's ping tokens, current and previous, expired ones included. */
+      tokens: (targetId: string) => Effect.orDie(tokens(targetId)),
+      insertToken: (token: typeof NewToken.Type) => Effect.orDie(insertToken(token)),
+      deleteTokens: (targetId: string) => Effect.orDie(deleteTokens(targetId)),
+      /** Ends the previous token at once; answers the tokens it ended. */
+      endPrevious: (targetId: string) =>
+        Effect.map(Effect.orDie(endPrevious(targetId)), (rows) => rows.map((r) => r.token)),
+      /** Holds the monitor's row to the end of the transaction. */
+      lockTarget: (targetId: string) => Effect.orDie(lockTarget(targetId)),
+      /** The stored state; undefined when the monitor has none yet. */
+      state: (targetId: string) => Effect.map(Effect.orDie(state(targetId)), Option.getOrUndefined),
+      /** Stamps `rotated_at`, leaving the machine's state as it is. */
+      markRotated: (targetId: string, paused: boolean, at: Date) =>
+        Effect.orDie(markRotated({ target_id: targetId, paused, at })),
+      /** The instants of the newest successes since `since`, newest first, at most `limit`. */
+      successes: (targetId: string, since: Date, limit: number) =>
+        Effect.map(Effect.orDie(successes({ target_id: targetId, since, limit })), (rows) => rows.map((r) => r.at)),
+      /** Stamps the verdict change on the state; answers the monitor's interval, undefined when either is gone. */
+      stampVerdict: (stamp: typeof VerdictStamp.Type) => Effect.map(Effect.orDie(stampVerdict(stamp)), seconds),
+      /** The monitor's interval; undefined when it is gone. */
+      intervalOf: (targetId: string) => Effect.map(Effect.orDie(intervalOf(targetId)), seconds)
+    }
+  })
+}) {}
