@@ -17,10 +17,8 @@
  * (an agent is to prepare nothing itself: it gets ready checks and runs them on the same Runner).
  */
 import { randomUUID } from "node:crypto"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Runner from "@signalman/checks/Runner"
 import type { CheckResult } from "@signalman/core/CheckResult"
-import { OrgId } from "@signalman/core/Identity"
 import type * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -30,27 +28,13 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/Config.js"
 import * as Probes from "../probes/Probes.js"
+import { type Claimed, EngineClaimsRepo, type Release } from "./ClaimsRepo.js"
 import { isBlocked } from "./ResultObservers.js"
 import { type Pending, ResultStore } from "./ResultStore.js"
 import * as Slots from "./Slots.js"
 import { StoredChecks } from "./StoredChecks.js"
-
-const Claimed = Schema.Struct({
-  target_id: Schema.String,
-  region: Schema.String,
-  due: Schema.DateFromSelf,
-  /** The due time exactly as stored, handed back on release so the comparison is exact. */
-  due_text: Schema.String,
-  interval_secs: Schema.Number,
-  org_id: OrgId,
-  check_spec: Schema.Unknown,
-  credentials: Schema.NullOr(Schema.String)
-})
-type Claimed = typeof Claimed.Type
-const decodeClaimed = Schema.decodeUnknown(Schema.Array(Claimed))
 
 interface Finished {
   readonly claimed: Claimed
@@ -66,7 +50,7 @@ interface Scheduled extends Runner.Job {
 }
 
 const run = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  const repo = yield* EngineClaimsRepo
   const config = yield* AppConfig
   const store = yield* ResultStore
   const checks = yield* StoredChecks
@@ -87,23 +71,13 @@ const run = Effect.gen(function* () {
   const finished = yield* Queue.unbounded<Finished>()
 
   const claim = (room: number) =>
-    sql`
-      WITH due AS (
-        SELECT target_id, region FROM schedules
-        WHERE region = ${Probes.LOCAL_REGION} AND NOT held
-          AND next_run_at <= now() + make_interval(secs => ${lookahead / 1000})
-          AND (leased_until IS NULL OR leased_until < now())
-        ORDER BY next_run_at
-        LIMIT ${room}
-        FOR UPDATE SKIP LOCKED
-      ), claimed AS (
-        UPDATE schedules s SET leased_until = s.next_run_at + make_interval(secs => ${lease}), leased_by = ${token}
-        FROM due WHERE s.target_id = due.target_id AND s.region = due.region
-        RETURNING s.target_id, s.region, s.next_run_at AS due, s.next_run_at::text AS due_text, s.interval_secs
-      )
-      SELECT c.*, t.org_id, t.check_spec, t.credentials
-      FROM claimed c JOIN targets t ON t.id = c.target_id
-    `.pipe(Effect.flatMap(decodeClaimed), Effect.orDie)
+    repo.claim({
+      region: Probes.LOCAL_REGION,
+      lookahead_secs: lookahead / 1000,
+      limit: room,
+      lease_secs: lease,
+      token
+    })
 
   // A run is over: its row goes to the next batch write, and its room under scheduler.max_concurrency is free.
   const finish = (claimed: Claimed, result: Option.Option<CheckResult>, expired = false) =>
@@ -179,7 +153,7 @@ const run = Effect.gen(function* () {
     if (batch.length === 0) return
     const now = Date.now()
     const pending: Array<Pending> = []
-    const releases = []
+    const releases: Array<Release> = []
     let expired = 0
     for (const { claimed, result, expired: late } of batch) {
       if (late) expired++
@@ -202,19 +176,8 @@ const run = Effect.gen(function* () {
         })
       }
     }
-    // The next due time applies only if the row still has the due time this run was for: an interval change
-    // meanwhile already put it on its new grid. The due time goes back as
-    // the text the database gave, so the comparison is exact (a JS Date would drop microseconds).
-    const release = sql`
-      UPDATE schedules s SET
-        next_run_at = CASE WHEN s.next_run_at = r.due THEN r.next ELSE s.next_run_at END,
-        leased_until = NULL, leased_by = NULL,
-        last_status = COALESCE(r.status, s.last_status)
-      FROM jsonb_to_recordset(${JSON.stringify(releases)}::jsonb) AS r(target_id uuid, region text,
-        due timestamptz, next timestamptz, status text)
-      WHERE s.target_id = r.target_id AND s.region = r.region AND s.leased_by = ${token}
-    `.pipe(Effect.asVoid)
-    yield* store.write(pending, release)
+    // The releases go in the results' transaction: a row moves on only with its result stored.
+    yield* store.write(pending, repo.release(releases, token))
     if (expired > 0) {
       yield* Effect.logWarning(
         "Scheduled checks not run: their leases ran out while they waited for checker.max_concurrency"
@@ -242,4 +205,4 @@ const run = Effect.gen(function* () {
 })
 
 /** The scheduler for the life of the process (worker and all roles), on this process's runner. */
-export const layer = Layer.scopedDiscard(run).pipe(Layer.provide(Probes.runner))
+export const layer = Layer.scopedDiscard(run).pipe(Layer.provide([Probes.runner, EngineClaimsRepo.Default]))

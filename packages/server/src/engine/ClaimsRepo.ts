@@ -1,0 +1,100 @@
+/**
+ * The scheduler's SQL, on the engine's hot path: claiming due schedule rows under a lease, and releasing them with
+ * their next due time. A release batch travels as one JSON parameter, so any number of rows is one statement.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { OrgId } from "@signalman/core/Identity"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/** A claimed schedule row with what preparing its run needs. */
+export const Claimed = Schema.Struct({
+  target_id: Schema.String,
+  region: Schema.String,
+  due: Schema.DateFromSelf,
+  /** The due time exactly as stored, handed back on release so the comparison is exact. */
+  due_text: Schema.String,
+  interval_secs: Schema.Number,
+  org_id: OrgId,
+  check_spec: Schema.Unknown,
+  credentials: Schema.NullOr(Schema.String)
+})
+export type Claimed = typeof Claimed.Type
+
+/** Which rows a claim takes, and the lease it puts on them. */
+export const Claim = Schema.Struct({
+  region: Schema.String,
+  lookahead_secs: Schema.Number,
+  limit: Schema.Number,
+  lease_secs: Schema.Number,
+  token: Schema.String
+})
+
+/**
+ * A row's release as `jsonb_to_recordset` reads it. A plain type rather than a schema: the batch goes out as JSON
+ * text, so no row is encoded one by one on the hot path.
+ */
+export interface Release {
+  readonly target_id: string
+  readonly region: string
+  /** The due time as the claim answered it (`due_text`). */
+  readonly due: string
+  /** The next due time, ISO 8601. */
+  readonly next: string
+  /** The run's status; null leaves `last_status` as it is. */
+  readonly status: string | null
+}
+
+export class EngineClaimsRepo extends Effect.Service<EngineClaimsRepo>()("Signalman/EngineClaimsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const claim = SqlSchema.findAll({
+      Request: Claim,
+      Result: Claimed,
+      execute: ({ region, lookahead_secs, limit, lease_secs, token }) => sql`
+      WITH due AS (
+        SELECT target_id, region FROM schedules
+        WHERE region = ${region} AND NOT held
+          AND next_run_at <= now() + make_interval(secs => ${lookahead_secs})
+          AND (leased_until IS NULL OR leased_until < now())
+        ORDER BY next_run_at
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      ), claimed AS (
+        UPDATE schedules s SET leased_until = s.next_run_at + make_interval(secs => ${lease_secs}), leased_by = ${token}
+        FROM due WHERE s.target_id = due.target_id AND s.region = due.region
+        RETURNING s.target_id, s.region, s.next_run_at AS due, s.next_run_at::text AS due_text, s.interval_secs
+      )
+      SELECT c.*, t.org_id, t.check_spec, t.credentials
+      FROM claimed c JOIN targets t ON t.id = c.target_id
+    `
+    })
+
+    // The next due time applies only if the row still has the due time this run was for: an interval change
+    // meanwhile already put it on its new grid. The due time comes back as the text the database gave, so the
+    // comparison is exact (a JS Date would drop microseconds). Only the lease holder's rows are released.
+    const release = SqlSchema.void({
+      Request: Schema.Struct({ releases: Schema.String, token: Schema.String }),
+      execute: ({ releases, token }) => sql`
+      UPDATE schedules s SET
+        next_run_at = CASE WHEN s.next_run_at = r.due THEN r.next ELSE s.next_run_at END,
+        leased_until = NULL, leased_by = NULL,
+        last_status = COALESCE(r.status, s.last_status)
+      FROM jsonb_to_recordset(${releases}::jsonb) AS r(target_id uuid, region text,
+        due timestamptz, next timestamptz, status text)
+      WHERE s.target_id = r.target_id AND s.region = r.region AND s.leased_by = ${token}
+    `
+    })
+
+    // Our own rows failing their schema, or the database failing, are defects at this boundary.
+    return {
+      /** Leases the due rows (oldest first, at most `limit`) that no live lease holds, skipping locked ones. */
+      claim: (request: typeof Claim.Type) => Effect.orDie(claim(request)),
+      /** Releases the rows `token` still holds, each moved to its next due time. */
+      release: (releases: ReadonlyArray<Release>, token: string) =>
+        Effect.orDie(release({ releases: JSON.stringify(releases), token }))
+    }
+  })
+}) {}
