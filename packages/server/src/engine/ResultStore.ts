@@ -4,12 +4,12 @@
  * releases), then to the `ResultObservers`. Rows travel as one JSON parameter per statement, so a batch of any size
  * is three or four round trips, which matters on the embedded database's single connection.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import type { CheckResult } from "@signalman/core/CheckResult"
 import * as LatencyHistogram from "@signalman/core/LatencyHistogram"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { ResultObservers, type StoredResult } from "./ResultObservers.js"
+import { type ResultRecord, ResultStoreRepo, type Rollup } from "./ResultStoreRepo.js"
 
 /** A result to store, with the seconds of the timeline it stands for (its interval; 0 for an extra check-now). */
 export interface Pending extends StoredResult {
@@ -18,29 +18,6 @@ export interface Pending extends StoredResult {
 
 const HOUR = 3_600_000
 const DAY = 86_400_000
-
-interface Rollup {
-  target_id: string
-  region: string
-  bucket: string
-  checks: number
-  up: number
-  degraded: number
-  down: number
-  errors: number
-  up_secs: number
-  down_secs: number
-  duration_sum: number
-  dns_sum: number
-  dns_n: number
-  connect_sum: number
-  connect_n: number
-  tls_sum: number
-  tls_n: number
-  first_byte_sum: number
-  first_byte_n: number
-  histogram: Array<number>
-}
 
 /** The batch's aggregates per (target, region, bucket of `grain` ms). Errors measured nothing: no latency. */
 export const rollups = (batch: ReadonlyArray<Pending>, grain: number): Array<Rollup> => {
@@ -118,7 +95,7 @@ export const rollups = (batch: ReadonlyArray<Pending>, grain: number): Array<Rol
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r)
 }
 
-const row = (item: Pending) => {
+const row = (item: Pending): ResultRecord => {
   const result: CheckResult = item.result
   return {
     target_id: item.targetId,
@@ -135,34 +112,8 @@ const row = (item: Pending) => {
 
 export class ResultStore extends Effect.Service<ResultStore>()("Signalman/ResultStore", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ResultStoreRepo
     const observers = yield* ResultObservers
-
-    const upsert = (table: "result_rollups_hourly" | "result_rollups_daily", records: ReadonlyArray<Rollup>) =>
-      sql`
-        INSERT INTO ${sql(table)} AS o (target_id, region, bucket, checks, up, degraded, down, errors, up_secs,
-          down_secs, duration_sum, dns_sum, dns_n, connect_sum, connect_n, tls_sum, tls_n, first_byte_sum,
-          first_byte_n, histogram)
-        SELECT r.target_id, r.region, r.bucket, r.checks, r.up, r.degraded, r.down, r.errors, r.up_secs, r.down_secs,
-          r.duration_sum, r.dns_sum, r.dns_n, r.connect_sum, r.connect_n, r.tls_sum, r.tls_n, r.first_byte_sum,
-          r.first_byte_n, ARRAY(SELECT jsonb_array_elements_text(r.histogram)::int)
-        FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS r(target_id uuid, region text,
-          bucket timestamptz, checks int, up int, degraded int, down int, errors int, up_secs bigint,
-          down_secs bigint, duration_sum double precision, dns_sum double precision, dns_n int,
-          connect_sum double precision, connect_n int, tls_sum double precision, tls_n int,
-          first_byte_sum double precision, first_byte_n int, histogram jsonb)
-        ON CONFLICT (target_id, region, bucket) DO UPDATE SET
-          checks = o.checks + excluded.checks, up = o.up + excluded.up, degraded = o.degraded + excluded.degraded,
-          down = o.down + excluded.down, errors = o.errors + excluded.errors,
-          up_secs = o.up_secs + excluded.up_secs, down_secs = o.down_secs + excluded.down_secs,
-          duration_sum = o.duration_sum + excluded.duration_sum,
-          dns_sum = o.dns_sum + excluded.dns_sum, dns_n = o.dns_n + excluded.dns_n,
-          connect_sum = o.connect_sum + excluded.connect_sum, connect_n = o.connect_n + excluded.connect_n,
-          tls_sum = o.tls_sum + excluded.tls_sum, tls_n = o.tls_n + excluded.tls_n,
-          first_byte_sum = o.first_byte_sum + excluded.first_byte_sum,
-          first_byte_n = o.first_byte_n + excluded.first_byte_n,
-          histogram = engine_histogram_add(o.histogram, excluded.histogram)
-      `
 
     /**
      * Stores the batch and runs `within` in the same transaction, then tells the observers. An empty batch still
@@ -170,24 +121,16 @@ export class ResultStore extends Effect.Service<ResultStore>()("Signalman/Result
      */
     const write = <E = never, R = never>(batch: ReadonlyArray<Pending>, within?: Effect.Effect<void, E, R>) =>
       Effect.gen(function* () {
-        yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              if (batch.length > 0) {
-                yield* sql`
-                  INSERT INTO check_results (target_id, region, checked_at, status, duration_ms, error, details,
-                    phases, weight_secs)
-                  SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch.map(row))}::jsonb) AS r(target_id uuid,
-                    region text, checked_at timestamptz, status text, duration_ms double precision, error text,
-                    details jsonb, phases jsonb, weight_secs integer)
-                `
-                yield* upsert("result_rollups_hourly", rollups(batch, HOUR))
-                yield* upsert("result_rollups_daily", rollups(batch, DAY))
-              }
-              if (within !== undefined) yield* within
-            })
-          )
-          .pipe(Effect.catchTag("SqlError", Effect.die))
+        yield* repo.transaction(
+          Effect.gen(function* () {
+            if (batch.length > 0) {
+              yield* repo.insertResults(batch.map(row))
+              yield* repo.upsertRollups("result_rollups_hourly", rollups(batch, HOUR))
+              yield* repo.upsertRollups("result_rollups_daily", rollups(batch, DAY))
+            }
+            if (within !== undefined) yield* within
+          })
+        )
         if (batch.length > 0) {
           yield* observers
             .observe(batch)
@@ -196,5 +139,6 @@ export class ResultStore extends Effect.Service<ResultStore>()("Signalman/Result
       })
 
     return { write }
-  })
+  }),
+  dependencies: [ResultStoreRepo.Default]
 }) {}
