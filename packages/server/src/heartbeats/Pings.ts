@@ -14,7 +14,6 @@
  *   replay finds the real outcome, and a verdict change it finds is written with that batch.
  * - The queue is written on graceful shutdown, after the HTTP drain, so an acknowledged ping is never lost.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as HeartbeatMachine from "@signalman/core/heartbeat/HeartbeatMachine"
 import * as PingRateLimit from "@signalman/core/heartbeat/PingRateLimit"
 import type { PingSignal } from "@signalman/core/heartbeat/PingSignal"
@@ -23,10 +22,10 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
 import { uuidv7 } from "../infra/Ids.js"
 import { Invalidation } from "../infra/Invalidation.js"
 import { HeartbeatVerdicts } from "./HeartbeatVerdicts.js"
+import { type PingLog, PingsRepo, type StateRecord } from "./PingsRepo.js"
 import * as StateRows from "./StateRows.js"
 
 /** What became of a ping. */
@@ -64,24 +63,6 @@ const TOKEN_TTL_MS = 5 * 60_000
 const UNKNOWN_TTL_MS = 30_000
 const MAX_CACHED_TOKENS = 200_000
 
-const TokenRow = Schema.Struct({ target_id: Schema.String, expires_at: Schema.NullOr(Schema.DateFromSelf) })
-const decodeTokenRows = Schema.decodeUnknown(Schema.Array(TokenRow))
-
-const StateRow = Schema.Struct({
-  ...StateRows.StateColumns.fields,
-  target_id: Schema.String,
-  enabled: Schema.Boolean
-})
-const decodeStateRows = Schema.decodeUnknown(Schema.Array(StateRow))
-
-// A monitor's row with its state columns, all null when it has no state yet (LEFT JOIN).
-const HintRow = Schema.Struct({
-  ...StateRows.StateColumns.fields,
-  enabled: Schema.Boolean,
-  verdict: Schema.NullOr(HeartbeatMachine.Verdict),
-  paused: Schema.NullOr(Schema.Boolean)
-})
-
 const signalName = (signal: PingSignal): "success" | "start" | "fail" =>
   signal._tag === "Success" ? "success" : signal._tag === "Start" ? "start" : "fail"
 
@@ -92,7 +73,7 @@ const changesVerdict = (step: HeartbeatMachine.Step): boolean =>
 
 export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
   scoped: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* PingsRepo
     const verdicts = yield* HeartbeatVerdicts
     const invalidation = yield* Invalidation
     const runtime = yield* Effect.runtime<never>()
@@ -113,18 +94,10 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
     })
 
     const lookupToken = (token: string): Effect.Effect<TokenEntry | undefined> =>
-      sql`
-        SELECT p.target_id, p.expires_at FROM ping_tokens p JOIN targets t ON t.id = p.target_id
-        WHERE p.token = ${token} AND t.kind = 'heartbeat' AND (p.expires_at IS NULL OR p.expires_at > now())
-      `.pipe(
-        Effect.flatMap(decodeTokenRows),
-        Effect.map((rows) => {
-          const row = rows[0]
-          return row === undefined
-            ? undefined
-            : { target_id: row.target_id, expires_at: row.expires_at === null ? null : row.expires_at.getTime() }
-        }),
-        Effect.orDie
+      Effect.map(repo.lookupToken(token), (row) =>
+        row === undefined
+          ? undefined
+          : { target_id: row.target_id, expires_at: row.expires_at === null ? null : row.expires_at.getTime() }
       )
 
     const resolveToken = async (token: string, nowMs: number): Promise<TokenEntry | undefined> => {
@@ -150,52 +123,36 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
       targetId: string,
       now: DateTime.Utc
     ): Effect.Effect<HeartbeatMachine.HeartbeatState | undefined> =>
-      sql`
-        SELECT t.enabled, h.verdict, h.paused, h.down_cause, h.first_ping_at, h.last_ping_at, h.last_success_at,
-          h.last_start_at, h.last_fail_at, h.last_exit_code, h.window_from, h.run_started_at
-        FROM targets t LEFT JOIN heartbeat_states h ON h.target_id = t.id WHERE t.id = ${targetId}
-      `.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(HintRow))),
-        Effect.map((rows) => {
-          const row = rows[0]
-          if (row === undefined) return undefined
-          const stored =
-            row.verdict === null
-              ? HeartbeatMachine.initial({ enabled: row.enabled })
-              : StateRows.toState({ ...row, verdict: row.verdict, paused: row.paused ?? !row.enabled })
-          return StateRows.reconcile(stored, row.enabled, now).state
-        }),
-        Effect.orDie
-      )
+      Effect.map(repo.hint(targetId), (row) => {
+        if (row === undefined) return undefined
+        const stored =
+          row.verdict === null
+            ? HeartbeatMachine.initial({ enabled: row.enabled })
+            : StateRows.toState({ ...row, verdict: row.verdict, paused: row.paused ?? !row.enabled })
+        return StateRows.reconcile(stored, row.enabled, now).state
+      })
 
     /**
      * Writes pings (and outputs) in one transaction: each monitor's stored state, brought in line with `enabled`,
      * then its pings in order through the machine. Answers the new states; a monitor gone since is absent.
      */
     const commit = (batch: ReadonlyArray<Queued>, patches: ReadonlyArray<OutputPatch>) =>
-      sql.withTransaction(
+      repo.transaction(
         Effect.gen(function* () {
           const now = DateTime.unsafeMake(Date.now())
           const ids = [...new Set(batch.map((ping) => ping.target_id))]
           const states = new Map<string, HeartbeatMachine.HeartbeatState>()
           if (ids.length > 0) {
-            yield* sql`
-              INSERT INTO heartbeat_states (target_id, verdict, paused)
-              SELECT id, 'pending', NOT enabled FROM targets WHERE id = ANY(${ids}::uuid[]) AND kind = 'heartbeat'
-              ON CONFLICT (target_id) DO NOTHING
-            `
-            const rows = yield* sql`
-              SELECT h.*, t.enabled FROM heartbeat_states h JOIN targets t ON t.id = h.target_id
-              WHERE h.target_id = ANY(${ids}::uuid[]) ORDER BY h.target_id FOR UPDATE OF h
-            `.pipe(Effect.flatMap(decodeStateRows))
+            yield* repo.ensureStates(ids)
+            const rows = yield* repo.lockStates(ids)
             const byTarget = new Map<string, Array<Queued>>()
             for (const ping of batch) {
               const list = byTarget.get(ping.target_id)
               if (list === undefined) byTarget.set(ping.target_id, [ping])
               else list.push(ping)
             }
-            const records: Array<ReturnType<typeof StateRows.toRecord> & { failed: boolean }> = []
-            const logs: Array<Record<string, unknown>> = []
+            const records: Array<StateRecord> = []
+            const logs: Array<PingLog> = []
             const changes: Array<Effect.Effect<void>> = []
             const used = new Map<string, string>()
             for (const row of rows) {
@@ -243,46 +200,15 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
               states.set(row.target_id, state)
               records.push({ ...StateRows.toRecord(row.target_id, state), failed })
             }
-            if (records.length > 0) {
-              yield* sql`
-                UPDATE heartbeat_states h SET verdict = r.verdict, paused = r.paused, down_cause = r.down_cause,
-                  first_ping_at = r.first_ping_at, last_ping_at = r.last_ping_at, last_success_at = r.last_success_at,
-                  last_start_at = r.last_start_at, last_fail_at = r.last_fail_at, last_exit_code = r.last_exit_code,
-                  window_from = r.window_from, run_started_at = r.run_started_at,
-                  last_failure_output = CASE WHEN r.failed THEN NULL ELSE h.last_failure_output END
-                FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
-                  AS r(${sql.literal(StateRows.recordColumns)}, failed boolean)
-                WHERE h.target_id = r.target_id
-              `
-            }
+            if (records.length > 0) yield* repo.saveStates(records)
             if (logs.length > 0) {
-              yield* sql`
-                INSERT INTO heartbeat_pings (id, target_id, at, signal, exit_code, run_duration_ms)
-                SELECT id, target_id, at, signal, exit_code, run_duration_ms
-                FROM jsonb_to_recordset(${JSON.stringify(logs)}::jsonb)
-                  AS r(id uuid, target_id uuid, at timestamptz, signal text, exit_code integer, run_duration_ms integer)
-              `
-              yield* sql`
-                UPDATE ping_tokens p SET last_used_at = GREATEST(p.last_used_at, r.at)
-                FROM jsonb_to_recordset(${JSON.stringify([...used].map(([token, at]) => ({ token, at })))}::jsonb)
-                  AS r(token text, at timestamptz)
-                WHERE p.token = r.token
-              `
+              yield* repo.insertPings(logs)
+              yield* repo.markTokensUsed([...used].map(([token, at]) => ({ token, at })))
             }
             yield* Effect.all(changes, { discard: true })
           }
           if (patches.length > 0) {
-            const json = JSON.stringify(patches.map((patch) => ({ id: patch.ping_id, output: patch.output })))
-            yield* sql`
-              UPDATE heartbeat_pings p SET output = r.output
-              FROM jsonb_to_recordset(${json}::jsonb) AS r(id uuid, output text) WHERE p.id = r.id
-            `
-            yield* sql`
-              UPDATE heartbeat_states h SET last_failure_output = r.output
-              FROM jsonb_to_recordset(${json}::jsonb) AS r(id uuid, output text)
-              JOIN heartbeat_pings p ON p.id = r.id
-              WHERE h.target_id = p.target_id AND p.signal = 'fail' AND h.last_fail_at = p.at
-            `
+            yield* repo.saveOutputs(patches.map((patch) => ({ id: patch.ping_id, output: patch.output })))
           }
           return states
         })
@@ -443,5 +369,5 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
       pending: (): number => queue.length
     }
   }),
-  dependencies: [HeartbeatVerdicts.Default, Invalidation.Default]
+  dependencies: [HeartbeatVerdicts.Default, Invalidation.Default, PingsRepo.Default]
 }) {}
