@@ -7,51 +7,34 @@
  * Due monitors are claimed with `FOR UPDATE SKIP LOCKED`, so any number of worker processes share the work with no
  * double evaluation. The worker role runs a pass every 5 seconds.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as HeartbeatMachine from "@signalman/core/heartbeat/HeartbeatMachine"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
 import { Invalidation } from "../infra/Invalidation.js"
 import { decodeWindow } from "./Heartbeats.js"
 import { HeartbeatVerdicts } from "./HeartbeatVerdicts.js"
 import { Pings } from "./Pings.js"
+import { type EvaluatedRecord, HeartbeatsRepo } from "./Repo.js"
 import * as StateRows from "./StateRows.js"
 
 /** Monitors claimed per transaction. */
 const CLAIM = 500
 
-const DueRow = Schema.Struct({
-  ...StateRows.StateColumns.fields,
-  target_id: Schema.String,
-  enabled: Schema.Boolean,
-  interval_secs: Schema.Number,
-  check_spec: Schema.Unknown
-})
-const decodeDue = Schema.decodeUnknown(Schema.Array(DueRow))
-
 export class Evaluation extends Effect.Service<Evaluation>()("Signalman/HeartbeatEvaluation", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* HeartbeatsRepo
     const verdicts = yield* HeartbeatVerdicts
     const invalidation = yield* Invalidation
     const pings = yield* Pings
 
     /** One claim of at most CLAIM monitors; answers how many it took. */
     const claim = (now: DateTime.Utc) =>
-      sql.withTransaction(
+      repo.transaction(
         Effect.gen(function* () {
-          const rows = yield* sql`
-            SELECT h.*, t.enabled, t.interval_secs, t.check_spec
-            FROM heartbeat_states h JOIN targets t ON t.id = h.target_id
-            WHERE h.paused = t.enabled
-               OR (h.next_eval_at <= ${DateTime.toDateUtc(now)} AND NOT h.paused AND h.verdict <> 'pending')
-            ORDER BY h.next_eval_at LIMIT ${CLAIM}
-            FOR UPDATE OF h SKIP LOCKED
-          `.pipe(Effect.flatMap(decodeDue))
-          const records: Array<ReturnType<typeof StateRows.toRecord> & { next_eval_at: string }> = []
+          const rows = yield* repo.claimDue(now, CLAIM)
+          const records: Array<EvaluatedRecord> = []
           const touched: Array<string> = []
           const work: Array<Effect.Effect<void>> = []
           for (const row of rows) {
@@ -92,15 +75,7 @@ export class Evaluation extends Effect.Service<Evaluation>()("Signalman/Heartbea
               next_eval_at: DateTime.formatIso(DateTime.add(now, { seconds: row.interval_secs }))
             })
           }
-          if (records.length > 0) {
-            yield* sql`
-              UPDATE heartbeat_states h SET verdict = r.verdict, paused = r.paused, down_cause = r.down_cause,
-                window_from = r.window_from, run_started_at = r.run_started_at, next_eval_at = r.next_eval_at
-              FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
-                AS r(${sql.literal(StateRows.recordColumns)}, next_eval_at timestamptz)
-              WHERE h.target_id = r.target_id
-            `
-          }
+          if (records.length > 0) yield* repo.saveEvaluated(records)
           yield* Effect.all(work, { discard: true })
           return { claimed: rows.length, touched }
         })
@@ -122,7 +97,7 @@ export class Evaluation extends Effect.Service<Evaluation>()("Signalman/Heartbea
 
     return { evaluate }
   }),
-  dependencies: [HeartbeatVerdicts.Default, Invalidation.Default, Pings.Default]
+  dependencies: [HeartbeatsRepo.Default, HeartbeatVerdicts.Default, Invalidation.Default, Pings.Default]
 }) {}
 
 /** The worker's loop: a pass every 5 seconds; a failed pass is logged and the next one tries again. */

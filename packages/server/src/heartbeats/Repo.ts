@@ -1,10 +1,12 @@
 /**
  * Heartbeats' SQL as the API and the verdicts need it: a monitor's ping tokens and their rotation, its stored state
- * with the record's extra columns, its recent successes, and the stamp a verdict change leaves. Timestamps stay
- * `Date`s (`Schema.DateFromSelf`), as `StateRows` reads them.
+ * with the record's extra columns, its recent successes, the stamp a verdict change leaves, and the scheduled
+ * evaluation's claim of due monitors and save of their states. Timestamps stay `Date`s (`Schema.DateFromSelf`), as
+ * `StateRows` reads them. Ping ingest's SQL is in `PingsRepo`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -40,6 +42,21 @@ export const VerdictStamp = Schema.Struct({
   at: date,
   cause: Schema.Literal("success", "start", "fail", "silence", "runtime_exceeded", "resumed")
 })
+
+/** A monitor claimed for evaluation: its state with what the evaluation reads of the monitor. */
+export const DueState = Schema.Struct({
+  ...StateRows.StateColumns.fields,
+  target_id: Schema.String,
+  enabled: Schema.Boolean,
+  interval_secs: Schema.Number,
+  check_spec: Schema.Unknown
+})
+
+/**
+ * An evaluated monitor's state and next evaluation (ISO 8601) as `jsonb_to_recordset` reads it. A plain type rather
+ * than a schema: the batch goes out as JSON text, so no row is encoded one by one.
+ */
+export type EvaluatedRecord = ReturnType<typeof StateRows.toRecord> & { readonly next_eval_at: string }
 
 const Token = Schema.Struct({ token: Schema.String })
 const At = Schema.Struct({ at: date })
@@ -126,6 +143,31 @@ export class HeartbeatsRepo extends Effect.Service<HeartbeatsRepo>()("Signalman/
       execute: (targetId) => sql`SELECT interval_secs FROM targets WHERE id = ${targetId}`
     })
 
+    // Monitors whose paused state lags `enabled`, and running ones due; locked, so workers never share one.
+    const claimDue = SqlSchema.findAll({
+      Request: Schema.Struct({ now: Schema.DateTimeUtcFromDate, limit: Schema.Number }),
+      Result: DueState,
+      execute: ({ now, limit }) => sql`
+        SELECT h.*, t.enabled, t.interval_secs, t.check_spec
+        FROM heartbeat_states h JOIN targets t ON t.id = h.target_id
+        WHERE h.paused = t.enabled
+           OR (h.next_eval_at <= ${now} AND NOT h.paused AND h.verdict <> 'pending')
+        ORDER BY h.next_eval_at LIMIT ${limit}
+        FOR UPDATE OF h SKIP LOCKED
+      `
+    })
+
+    const saveEvaluated = SqlSchema.void({
+      Request: Schema.String,
+      execute: (records) => sql`
+        UPDATE heartbeat_states h SET verdict = r.verdict, paused = r.paused, down_cause = r.down_cause,
+          window_from = r.window_from, run_started_at = r.run_started_at, next_eval_at = r.next_eval_at
+        FROM jsonb_to_recordset(${records}::jsonb)
+          AS r(${sql.literal(StateRows.recordColumns)}, next_eval_at timestamptz)
+        WHERE h.target_id = r.target_id
+      `
+    })
+
     const seconds = (row: Option.Option<typeof Interval.Type>) => Option.getOrUndefined(row)?.interval_secs
 
     // Our own rows failing their schema, or the database failing, are defects at this boundary.
@@ -152,7 +194,11 @@ export class HeartbeatsRepo extends Effect.Service<HeartbeatsRepo>()("Signalman/
       /** Stamps the verdict change on the state; answers the monitor's interval, undefined when either is gone. */
       stampVerdict: (stamp: typeof VerdictStamp.Type) => Effect.map(Effect.orDie(stampVerdict(stamp)), seconds),
       /** The monitor's interval; undefined when it is gone. */
-      intervalOf: (targetId: string) => Effect.map(Effect.orDie(intervalOf(targetId)), seconds)
+      intervalOf: (targetId: string) => Effect.map(Effect.orDie(intervalOf(targetId)), seconds),
+      /** Claims at most `limit` monitors due at `now`, in due order, locked for the surrounding transaction. */
+      claimDue: (now: DateTime.Utc, limit: number) => Effect.orDie(claimDue({ now, limit })),
+      /** Saves the evaluated states with their next evaluation. */
+      saveEvaluated: (records: ReadonlyArray<EvaluatedRecord>) => Effect.orDie(saveEvaluated(JSON.stringify(records)))
     }
   })
 }) {}
