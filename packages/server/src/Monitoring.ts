@@ -3,15 +3,13 @@
  * leaves out the maintenance windows and incident recovery stretches that the spec excludes. Each side sees only a
  * small port of its own (`ResultObservers`, `UptimeExclusions`); this module binds them to the real services.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import { RecoveredStretch } from "@signalman/core/Incident"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { ResultObservers } from "./engine/ResultObservers.js"
 import { type Period, UptimeExclusions } from "./engine/UptimeExclusions.js"
 import { IncidentWriter } from "./incidents/IncidentWriter.js"
+import { IncidentsRepo } from "./incidents/Repo.js"
 import { Maintenance } from "./maintenance/Maintenance.js"
 
 /** Every stored result, scheduled or check-now, is an observation of the monitor: the incident writer folds it. */
@@ -34,8 +32,6 @@ export const resultObservers = Layer.effect(
   }))
 )
 
-const Stretches = Schema.Array(Schema.Struct({ recovered: Schema.Array(RecoveredStretch) }))
-
 /**
  * Maintenance windows covering the monitor (not cancelled ones: a cancelled window did not happen) and the
  * recovered stretches of its incidents, each clipped to the range by the reader.
@@ -43,7 +39,7 @@ const Stretches = Schema.Array(Schema.Struct({ recovered: Schema.Array(Recovered
 export const uptimeExclusions = Layer.effect(
   UptimeExclusions,
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const incidents = yield* IncidentsRepo
     const maintenance = yield* Maintenance
     return {
       periods: (targetId: string, from: Date, to: Date) =>
@@ -52,19 +48,13 @@ export const uptimeExclusions = Layer.effect(
             from: DateTime.unsafeFromDate(from),
             to: DateTime.unsafeFromDate(to)
           })
-          const incidents = yield* sql`
-            SELECT recovered FROM incidents
-            WHERE target_id = ${targetId} AND jsonb_array_length(recovered) > 0
-              AND started_at < ${to} AND (ended_at IS NULL OR ended_at > ${from})
-          `.pipe(Effect.flatMap(Schema.decodeUnknown(Stretches)), Effect.orDie)
+          const recovered = yield* incidents.recoveredStretches(targetId, from, to)
           const periods: Array<Period> = [
             ...windows.map((w) => ({ from: DateTime.toDateUtc(w.starts_at), until: DateTime.toDateUtc(w.ends_at) })),
-            ...incidents.flatMap((i) =>
-              i.recovered.map((s) => ({ from: DateTime.toDateUtc(s.from), until: DateTime.toDateUtc(s.until) }))
-            )
+            ...recovered.map((s) => ({ from: DateTime.toDateUtc(s.from), until: DateTime.toDateUtc(s.until) }))
           ]
           return periods
         })
     }
   })
-)
+).pipe(Layer.provide(IncidentsRepo.Default))

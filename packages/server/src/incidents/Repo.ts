@@ -1,13 +1,14 @@
 /**
  * Incidents' SQL as the API reads and writes them: incidents with their components and timeline, declared incidents,
- * narration, updates, postmortems, response metrics and a monitor's incident spans. Rows are core's models
+ * narration, updates, postmortems, response metrics, a monitor's incident spans and the recovered stretches uptime
+ * leaves out. Rows are core's models
  * (timestamps arrive as `Date`s, hence the `FromDate` fields); every read is scoped to an org.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Incident, IncidentId, IncidentUpdate, Postmortem } from "@signalman/core/api/Incidents"
 import { OrgId } from "@signalman/core/Identity"
-import { Impact } from "@signalman/core/Incident"
+import { Impact, RecoveredStretch } from "@signalman/core/Incident"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -118,6 +119,7 @@ const OfOrg = Schema.Struct({ org_id: OrgId, id: Schema.String })
 const Count = Schema.Struct({ n: Schema.Int })
 const Id = Schema.Struct({ id: Schema.String })
 const IncidentIdRow = Schema.Struct({ incident_id: Schema.String })
+const Recovered = Schema.Struct({ recovered: Schema.Array(RecoveredStretch) })
 
 export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/IncidentsRepo", {
   effect: Effect.gen(function* () {
@@ -319,6 +321,16 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
       `
     })
 
+    const recovered = SqlSchema.findAll({
+      Request: Schema.Struct({ target_id: Schema.String, from: date, to: date }),
+      Result: Recovered,
+      execute: ({ target_id, from, to }) => sql`
+        SELECT recovered FROM incidents
+        WHERE target_id = ${target_id} AND jsonb_array_length(recovered) > 0
+          AND started_at < ${to} AND (ended_at IS NULL OR ended_at > ${from})
+      `
+    })
+
     // Our own rows failing their schema, or the database failing, are defects at this boundary.
     return {
       /** Runs `self` in a transaction. */
@@ -352,7 +364,12 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
       putPostmortem: (request: Parameters<typeof putPostmortem>[0]) =>
         Effect.map(Effect.orDie(putPostmortem(request)), (rows) => rows.length > 0),
       metrics: (query: typeof StartedIn.Type) => Effect.orDie(metrics(query)),
-      spans: (query: Parameters<typeof spans>[0]) => Effect.orDie(spans(query))
+      spans: (query: Parameters<typeof spans>[0]) => Effect.orDie(spans(query)),
+      /** The recovered stretches of the monitor's incidents overlapping `[from, to)`, unclipped. */
+      recoveredStretches: (targetId: string, from: Date, to: Date) =>
+        Effect.map(Effect.orDie(recovered({ target_id: targetId, from, to })), (rows) =>
+          rows.flatMap((row) => row.recovered)
+        )
     }
   })
 }) {}
