@@ -6,10 +6,12 @@
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Engine from "./engine/Engine.js"
 import { ResultObservers } from "./engine/ResultObservers.js"
 import { type Period, UptimeExclusions } from "./engine/UptimeExclusions.js"
 import { IncidentWriter } from "./incidents/IncidentWriter.js"
 import { IncidentsRepo } from "./incidents/Repo.js"
+import * as Writing from "./incidents/Writing.js"
 import { Maintenance } from "./maintenance/Maintenance.js"
 
 /** Every stored result, scheduled or check-now, is an observation of the monitor: the incident writer folds it. */
@@ -58,3 +60,16 @@ export const uptimeExclusions = Layer.effect(
     }
   })
 ).pipe(Layer.provide(IncidentsRepo.Default))
+
+// Each engine layer below is made once, here: the groups and workers that need one share the value, so its services
+// (the result store, the readings) are one per process.
+const observers = resultObservers.pipe(Layer.provide(Writing.layer))
+
+/** The API's engine: check-now and the reads, with uptime leaving out maintenance and recovered stretches. */
+export const reading = Engine.reading(observers, uptimeExclusions.pipe(Layer.provide(Maintenance.Default)))
+
+/** A worker's engine: the local region's scheduler and the upkeep loops, results folded by the incident writer. */
+export const work = Engine.work(observers)
+
+/** Results of the monitors without a probe (heartbeat, manual), folded like the probes'. */
+export const monitorResults = Engine.monitorResults(observers)

@@ -168,6 +168,7 @@ const budgetSubjects = (caller: CallerShape) =>
     ["user", `user:${caller.user.id}`]
   ] as const
 
+/** The API's authentication middleware (credential, CSRF, org binding, rate budget) with the services it asks. */
 export const layer = Layer.effect(
   Authentication,
   Effect.gen(function* () {
@@ -304,4 +305,15 @@ export const layer = Layer.effect(
         : admitted(caller, requirement)
     })
   })
+).pipe(
+  // The same layer values every group provides, so the caches and the reserved rate budgets stay one per process.
+  Layer.provide([
+    Sessions.Default,
+    ApiTokens.Default,
+    Accounts.Default,
+    Attempts.Default,
+    Plans.Default,
+    RateBudgets.Default,
+    QuotaEvents.Default
+  ])
 )

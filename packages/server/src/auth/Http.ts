@@ -11,9 +11,11 @@ import { Caller } from "@signalman/core/api/Authentication"
 import { Sent, SignedIn } from "@signalman/core/Identity"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AppConfig } from "../config/Config.js"
 import { readCookie } from "../infra/Cookies.js"
 import { randomSecret } from "../infra/Secrets.js"
+import * as Authentication from "./Authentication.js"
 import { CODE_COOKIE, MagicLinks, type Redeemed } from "./MagicLinks.js"
 import { COOKIE, type Device, Sessions } from "./Sessions.js"
 import { SignIn } from "./SignIn.js"
@@ -149,4 +151,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
         })
       )
   })
-)
+).pipe(Layer.provide([MagicLinks.Default, SignIn.Default, Sessions.Default, Authentication.layer]))

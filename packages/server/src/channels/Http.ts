@@ -10,6 +10,7 @@ import { Caller } from "@signalman/core/api/Authentication"
 import { CreatedChannel } from "@signalman/core/Channel"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOrg } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
 import { Channels } from "./Channels.js"
@@ -58,4 +59,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "channels", (handlers) =
         })
       )
   )
-).pipe(Layer.provide(Channels.Default))
+).pipe(Layer.provide([Channels.Default, Authentication.layer]))

@@ -8,7 +8,9 @@ import * as Region from "@signalman/core/Region"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOrg } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
 import { notFound, Targets } from "../targets/Targets.js"
@@ -139,4 +141,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
         })
       )
   })
-)
+).pipe(Layer.provide([Targets.Default, Plans.Default, Authentication.layer]))

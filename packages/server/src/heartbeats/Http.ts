@@ -5,8 +5,11 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOrg } from "../auth/Policy.js"
 import { ManualStates } from "../manual/ManualStates.js"
+import { Targets } from "../targets/Targets.js"
 import { Heartbeats } from "./Heartbeats.js"
 
 export const layer = HttpApiBuilder.group(SignalmanApi, "heartbeats", (handlers) =>
@@ -41,4 +44,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "heartbeats", (handlers)
         })
       )
   })
+).pipe(
+  Layer.provide([Heartbeats.Default, ManualStates.Default, Authentication.layer]),
+  // Manual states read the monitor they restate.
+  Layer.provide(Targets.Default)
 )

@@ -14,12 +14,15 @@ import type { AccountId } from "@signalman/core/Identity"
 import * as IncidentNarration from "@signalman/core/IncidentNarration"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOrg } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
 import { Incidents, notFound } from "./Incidents.js"
 import { IncidentWriter } from "./IncidentWriter.js"
 import { DeliveryLog } from "./Seams.js"
+import * as Writing from "./Writing.js"
 
 const METRICS_DEFAULT_DAYS = 30
 
@@ -156,4 +159,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
         })
       )
   })
-)
+).pipe(Layer.provide([Incidents.Default, Writing.layer, Plans.Default, Authentication.layer]))

@@ -9,6 +9,8 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOrg } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
 import { Plans } from "../limits/Plans.js"
@@ -62,4 +64,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "maintenance", (handlers
         })
       )
   })
-)
+).pipe(Layer.provide([Maintenance.Default, Plans.Default, Authentication.layer]))

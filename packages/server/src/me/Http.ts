@@ -11,8 +11,10 @@ import { ApiToken, CreatedApiToken, SessionInfo } from "@signalman/core/Identity
 import * as Scope from "@signalman/core/Scope"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Accounts } from "../accounts/Accounts.js"
 import { ApiTokens, type TokenRow } from "../auth/ApiTokens.js"
+import * as Authentication from "../auth/Authentication.js"
 import { requireSession } from "../auth/Policy.js"
 import { Sessions } from "../auth/Sessions.js"
 import { Plans } from "../limits/Plans.js"
@@ -155,4 +157,14 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
         })
       )
   })
+).pipe(
+  Layer.provide([
+    MeService.Default,
+    Sessions.Default,
+    ApiTokens.Default,
+    Accounts.Default,
+    Plans.Default,
+    QuotaEvents.Default,
+    Authentication.layer
+  ])
 )

@@ -6,6 +6,7 @@ import { SignalmanApi } from "@signalman/core/api/Api"
 import { CreatedAgent } from "@signalman/core/api/Operator"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { Plans } from "../limits/Plans.js"
 import * as Authentication from "./Authentication.js"
 import { Operator } from "./Operator.js"
 
@@ -27,4 +28,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "operator", (handlers) =
       .handle("setPlan", ({ path, payload }) => operator.setPlan(path.id, payload.plan_id))
       .handle("setOverrides", ({ path, payload }) => operator.setOverrides(path.id, payload))
   )
-).pipe(Layer.provide([Operator.Default, Authentication.layer]))
+).pipe(
+  Layer.provide([Operator.Default, Authentication.layer]),
+  // The plans' cache the rest of the process reads, so a plan set here takes effect at once.
+  Layer.provide(Plans.Default)
+)

@@ -8,6 +8,7 @@ import { type ActiveOrg, Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { MembershipRow } from "../accounts/Accounts.js"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOwner, requireSession } from "../auth/Policy.js"
 import { Orgs } from "./Orgs.js"
 
@@ -67,7 +68,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "orgs", (handlers) =>
       )
       .handle("support", ({ payload }) => Effect.flatMap(Caller, (caller) => orgs.support(caller, payload)))
   })
-).pipe(Layer.provide(Orgs.Default))
+).pipe(Layer.provide([Orgs.Default, Authentication.layer]))
 
 export const publicLayer = HttpApiBuilder.group(SignalmanApi, "invitationsPublic", (handlers) =>
   Effect.map(Orgs, (orgs) =>

@@ -11,6 +11,9 @@ import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Plans } from "../limits/Plans.js"
+import { Maintenance } from "../maintenance/Maintenance.js"
 import { type Admitted, cacheControl, resolve } from "./PublicAccess.js"
 import * as PublicAnswers from "./PublicAnswers.js"
 import * as PublicBytes from "./PublicBytes.js"
@@ -85,6 +88,10 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "public", (handlers) =>
         }))
       )
   )
+).pipe(
+  // Readings and the private-page gate are bound where the features meet (App.ts).
+  Layer.provide(PublicSnapshot.Default),
+  Layer.provide([Maintenance.Default, Plans.Default])
 )
 
 /** When the snapshot was made, for answers that carry it. */

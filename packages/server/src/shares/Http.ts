@@ -7,6 +7,7 @@ import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOrg } from "../auth/Policy.js"
 import { Shares } from "./Shares.js"
 
@@ -31,4 +32,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "shares", (handlers) =>
         })
       )
   )
-).pipe(Layer.provide(Shares.Default))
+).pipe(Layer.provide([Shares.Default, Authentication.layer]))

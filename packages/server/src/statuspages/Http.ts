@@ -10,6 +10,7 @@ import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOrg, requireOwner } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
 import { Plans } from "../limits/Plans.js"
@@ -153,4 +154,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
         })
       )
   })
-).pipe(Layer.provide(PageComponents.Default))
+).pipe(
+  Layer.provide([PageComponents.Default, Plans.Default, Authentication.layer]),
+  // The components check the page they belong to.
+  Layer.provide(StatusPages.Default)
+)

@@ -9,10 +9,14 @@ import { Caller } from "@signalman/core/api/Authentication"
 import { MAX_BULK_TARGETS } from "@signalman/core/api/Targets"
 import * as BulkAction from "@signalman/core/BulkAction"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { Abuse } from "../abuse/Abuse.js"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOrg, requireScope } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
 import { Plans } from "../limits/Plans.js"
+import { Variables } from "../variables/Variables.js"
 import type { Writer } from "./Admission.js"
 import * as BatchSize from "./BatchSize.js"
 import { BulkActions } from "./BulkActions.js"
@@ -120,4 +124,18 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
         })
       )
   })
+).pipe(
+  Layer.provide([
+    Plans.Default,
+    Targets.Default,
+    Creation.Default,
+    Changes.Default,
+    Regions.Default,
+    CheckTest.Default,
+    BulkActions.Default,
+    Variables.Default,
+    Authentication.layer
+  ]),
+  // Every admission of a check (create, change, test) asks the anti-abuse rules.
+  Layer.provide(Abuse.Default)
 )

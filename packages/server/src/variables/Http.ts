@@ -6,6 +6,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Authentication from "../auth/Authentication.js"
 import { requireOrg } from "../auth/Policy.js"
 import { Variables } from "./Variables.js"
 
@@ -39,4 +40,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "variables", (handlers) 
         })
       )
   )
-).pipe(Layer.provide(Variables.Default))
+).pipe(Layer.provide([Variables.Default, Authentication.layer]))

@@ -133,3 +133,40 @@ Fixture.describe(
     )
   }
 )
+
+const httpCheck = { type: "http", url: "https://example.com/health" }
+
+// A plan is cached for plan_cache_ttl_secs (300 by default) and an operator's change forgets only the cache of the
+// process it reaches, so a group that sees the change at once shares the operator group's Plans.
+Fixture.describe(
+  `operator changes and the plan cache (${TestDatabase.kind} database)`,
+  { env: { OPERATOR__ADMIN_TOKEN: ADMIN } },
+  (it) => {
+    it.effect("an override is enforced by the targets group at once: one Plans service per process", () =>
+      Effect.gen(function* () {
+        const server = yield* Fixture.server
+        const alice = yield* Fixture.person()
+        const create = (name: string) => alice.browser.request("/api/v1/targets", { json: { name, check: httpCheck } })
+        for (let i = 0; i < 20; i++) expect((yield* create(`t-${i}`)).status).toBe(201)
+        // Refused under the free plan's figure, which the targets group has now cached.
+        expect(Http.envelope(yield* create("over")).details).toMatchObject({ quota: "max_targets", limit: 20 })
+
+        const found = Http.decode(yield* op(server, `/accounts?email=${encodeURIComponent(alice.email)}`), Accounts)
+        const accountId = found.data[0]?.id ?? ""
+        const raised = yield* op(server, `/accounts/${accountId}/overrides`, {
+          method: "PUT",
+          json: { max_targets: 21 }
+        })
+        expect(raised.status, raised.text).toBe(200)
+
+        expect((yield* create("raised")).status).toBe(201)
+        const full = yield* create("raised over")
+        expect(full.status).toBe(422)
+        expect(Http.envelope(full)).toMatchObject({
+          code: "QUOTA_EXCEEDED",
+          details: { quota: "max_targets", current: 21, limit: 21 }
+        })
+      })
+    )
+  }
+)
