@@ -11,6 +11,8 @@ import * as StatusPage from "@signalman/core/StatusPage"
 import { WriteSource } from "@signalman/core/Target"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Transaction from "../database/Transaction.js"
@@ -459,4 +461,281 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
       showingIncident: (incidentId: string) => showingIncident(incidentId)
     }
   })
-}) {}
+}) {
+  /**
+   * An in-memory repository for unit tests of the status pages' rules: pages, their components and logos in one
+   * store for every org. Slugs and custom domains are unique in lower case, a write breaking that failing with the
+   * `UniqueViolation` the database's indexes give (`status_pages_slug`, `status_pages_custom_domain`); a monitor
+   * put twice on a page is a defect, as the primary key makes it. Transactions run one at a time (what the
+   * account's and the page's locks settle to) and a failed one leaves the store as it was. `targets` gives each
+   * org's monitors, `deletedOrgs` the orgs pending deletion (no public pages, not counted), `incidents` what an
+   * incident concerns; the password sessions and the database's own clock are not modelled.
+   */
+  static readonly Test = (
+    options: {
+      readonly targets?: Readonly<Record<string, ReadonlyArray<string>>>
+      readonly deletedOrgs?: ReadonlyArray<string>
+      readonly incidents?: Readonly<
+        Record<
+          string,
+          { readonly orgId: string; readonly targetId: string; readonly components?: ReadonlyArray<string> }
+        >
+      >
+    } = {}
+  ): Layer.Layer<StatusPagesRepo> =>
+    Layer.effect(
+      StatusPagesRepo,
+      Effect.gen(function* () {
+        type Stored = Omit<PageRow, "logo_sha256">
+        type StoredComponent = StatusPage.Component & { readonly created: number }
+        interface Store {
+          pages: ReadonlyMap<string, Stored>
+          components: ReadonlyMap<string, ReadonlyArray<StoredComponent>>
+          logos: ReadonlyMap<string, typeof LogoRow.Type & { readonly sha256: string }>
+        }
+        // Every write replaces what it changes, so a transaction's snapshot is the three maps as they were.
+        const store: Store = { pages: new Map(), components: new Map(), logos: new Map() }
+        let sequence = 0
+        const serial = yield* Effect.makeSemaphore(1)
+        const inTransaction = FiberRef.unsafeMake(false)
+
+        const live = (orgId: string) => !(options.deletedOrgs ?? []).includes(orgId)
+        const pages = () => [...store.pages.values()]
+        const row = (page: Stored): PageRow => ({ ...page, logo_sha256: store.logos.get(page.id)?.sha256 ?? null })
+        const ofOrg = (orgId: string, id: string) => {
+          const page = store.pages.get(id)
+          return page === undefined || page.org_id !== orgId ? undefined : page
+        }
+        const write = (id: string, change: Partial<Stored>) => {
+          const page = store.pages.get(id)
+          if (page !== undefined) store.pages = new Map(store.pages).set(id, { ...page, ...change })
+        }
+        const setComponents = (pageId: string, all: ReadonlyArray<StoredComponent>) => {
+          store.components = new Map(store.components).set(pageId, all)
+        }
+        const componentsOf = (pageId: string) => store.components.get(pageId) ?? []
+        const clash = (page: { readonly id: string; readonly slug: string; readonly custom_domain: string | null }) =>
+          Effect.suspend(() => {
+            const others = pages().filter((other) => other.id !== page.id)
+            if (others.some((other) => other.slug.toLowerCase() === page.slug.toLowerCase())) {
+              return Effect.fail(new UniqueViolation({ constraint: "status_pages_slug" }))
+            }
+            const domain = page.custom_domain?.toLowerCase()
+            if (domain !== undefined && others.some((other) => other.custom_domain?.toLowerCase() === domain)) {
+              return Effect.fail(new UniqueViolation({ constraint: "status_pages_custom_domain" }))
+            }
+            return Effect.void
+          })
+        const sorted = (all: ReadonlyArray<StoredComponent>) =>
+          [...all].sort(
+            (a, b) =>
+              a.sort_order - b.sort_order ||
+              a.created - b.created ||
+              (a.target_id < b.target_id ? -1 : a.target_id > b.target_id ? 1 : 0)
+          )
+        const component = (c: StoredComponent) =>
+          new StatusPage.Component({
+            target_id: c.target_id,
+            public_name: c.public_name,
+            public_description: c.public_description,
+            public_group: c.public_group,
+            sort_order: c.sort_order
+          })
+        const showing = (orgId: string, targetIds: ReadonlyArray<string>) =>
+          pages()
+            .filter(
+              (page) => page.org_id === orgId && componentsOf(page.id).some((c) => targetIds.includes(c.target_id))
+            )
+            .map((page) => ({ id: page.id as string }))
+
+        return StatusPagesRepo.make({
+          transaction: <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+            Effect.flatMap(FiberRef.get(inTransaction), (nested) => {
+              const undoable = Effect.suspend(() => {
+                const saved = { ...store }
+                return Effect.onError(self, () => Effect.sync(() => Object.assign(store, saved)))
+              })
+              return nested ? undoable : serial.withPermits(1)(Effect.locally(undoable, inTransaction, true))
+            }),
+          lock: (orgId, id) => Effect.sync(() => ofOrg(orgId, id) !== undefined),
+          one: (orgId, id) =>
+            Effect.sync(() => {
+              const page = ofOrg(orgId, id)
+              return page === undefined ? undefined : row(page)
+            }),
+          list: (orgId, query) =>
+            Effect.sync(() => {
+              const all = pages().filter((page) => page.org_id === orgId)
+              return { total: all.length, rows: all.slice(query.offset, query.offset + query.limit).map(row) }
+            }),
+          bySlug: (slug) =>
+            Effect.sync(() => {
+              const page = pages().find((p) => p.slug.toLowerCase() === slug.toLowerCase() && live(p.org_id))
+              return page === undefined ? undefined : row(page)
+            }),
+          byId: (id) =>
+            Effect.sync(() => {
+              const page = store.pages.get(id)
+              return page === undefined ? undefined : row(page)
+            }),
+          lockAccount: () => Effect.void,
+          countOfAccount: (accountId) =>
+            Effect.sync(() => pages().filter((page) => page.account_id === accountId && live(page.org_id)).length),
+          slugTaken: (slug, except) =>
+            Effect.sync(() => pages().some((page) => page.slug.toLowerCase() === slug && page.id !== except)),
+          domainTaken: (domain, except) =>
+            Effect.sync(() =>
+              pages().some((page) => page.custom_domain?.toLowerCase() === domain && page.id !== except)
+            ),
+          insert: (page) =>
+            Effect.zipRight(
+              clash(page),
+              Effect.sync(() => {
+                const now = new Date()
+                const { created_by: _, ...fields } = page
+                store.pages = new Map(store.pages).set(page.id, {
+                  ...fields,
+                  id: StatusPage.StatusPageId.make(page.id),
+                  access: null,
+                  password_hash: null,
+                  password_set_at: null,
+                  password_set_by: null,
+                  password_version: 0,
+                  password_last_sign_in_at: null,
+                  created_at: now,
+                  updated_at: now
+                })
+              })
+            ),
+          update: (change) =>
+            Effect.zipRight(
+              clash(change),
+              Effect.sync(() =>
+                write(change.id, { ...change, id: StatusPage.StatusPageId.make(change.id), updated_at: new Date() })
+              )
+            ),
+          remove: (orgId, id) =>
+            Effect.sync(() => {
+              if (ofOrg(orgId, id) === undefined) return false
+              const pagesLeft = new Map(store.pages)
+              pagesLeft.delete(id)
+              const componentsLeft = new Map(store.components)
+              componentsLeft.delete(id)
+              const logosLeft = new Map(store.logos)
+              logosLeft.delete(id)
+              Object.assign(store, { pages: pagesLeft, components: componentsLeft, logos: logosLeft })
+              return true
+            }),
+          touch: (id) => Effect.sync(() => write(id, { updated_at: new Date() })),
+          setAccess: (id, access) => Effect.sync(() => write(id, { access })),
+          setPassword: (id, hash, userId) =>
+            Effect.sync(() =>
+              write(id, {
+                password_hash: hash,
+                password_set_at: new Date(),
+                password_set_by: userId,
+                password_version: (store.pages.get(id)?.password_version ?? 0) + 1
+              })
+            ),
+          endPasswordSessions: () => Effect.void,
+          components: (pageId) => Effect.sync(() => sorted(componentsOf(pageId)).map(component)),
+          targetInOrg: (orgId, targetId) => Effect.sync(() => (options.targets?.[orgId] ?? []).includes(targetId)),
+          onPage: (pageId, targetId) => Effect.sync(() => componentsOf(pageId).some((c) => c.target_id === targetId)),
+          componentUsage: (accountId, targetId) =>
+            Effect.sync(() => {
+              const onPages = new Set(
+                pages()
+                  .filter((page) => page.account_id === accountId && live(page.org_id))
+                  .flatMap((page) => componentsOf(page.id).map((c) => c.target_id as string))
+              )
+              return { n: onPages.size, published: onPages.has(targetId) }
+            }),
+          insertComponent: (c) =>
+            Effect.suspend(() => {
+              const all = componentsOf(c.page_id)
+              if (all.some((other) => other.target_id === c.target_id)) {
+                return Effect.dieMessage(`${c.target_id} is on page ${c.page_id} already`)
+              }
+              const sortOrder = all.length === 0 ? 0 : Math.max(...all.map((other) => other.sort_order)) + 1
+              return Effect.sync(() =>
+                setComponents(c.page_id, [
+                  ...all,
+                  {
+                    ...c,
+                    target_id: StatusPage.Component.fields.target_id.make(c.target_id),
+                    sort_order: sortOrder,
+                    created: sequence++
+                  }
+                ])
+              )
+            }),
+          updateComponent: (change) =>
+            Effect.sync(() =>
+              setComponents(
+                change.page_id,
+                componentsOf(change.page_id).map((c) =>
+                  c.target_id === change.target_id
+                    ? {
+                        ...c,
+                        public_name: change.public_name,
+                        public_description: change.public_description,
+                        public_group: change.public_group
+                      }
+                    : c
+                )
+              )
+            ),
+          removeComponent: (pageId, targetId) =>
+            Effect.sync(() => {
+              const all = componentsOf(pageId)
+              setComponents(
+                pageId,
+                all.filter((c) => c.target_id !== targetId)
+              )
+              return all.some((c) => c.target_id === targetId)
+            }),
+          reorder: (pageId, order) =>
+            Effect.sync(() =>
+              setComponents(
+                pageId,
+                componentsOf(pageId).map((c) => {
+                  const at = order.indexOf(c.target_id)
+                  return at === -1 ? c : { ...c, sort_order: at }
+                })
+              )
+            ),
+          putLogo: (pageId, logo) =>
+            Effect.sync(() => {
+              store.logos = new Map(store.logos).set(pageId, {
+                content_type: logo.contentType,
+                bytes: logo.bytes,
+                sha256: logo.sha256
+              })
+            }),
+          removeLogo: (pageId) =>
+            Effect.sync(() => {
+              if (!store.logos.has(pageId)) return false
+              const left = new Map(store.logos)
+              left.delete(pageId)
+              store.logos = left
+              return true
+            }),
+          logo: (pageId, sha256) =>
+            Effect.sync(() => {
+              const stored = store.logos.get(pageId)
+              return stored === undefined || stored.sha256 !== sha256
+                ? undefined
+                : { content_type: stored.content_type, bytes: stored.bytes }
+            }),
+          showingMonitors: (orgId, targetIds) => Effect.sync(() => showing(orgId, targetIds)),
+          showingIncident: (incidentId) =>
+            Effect.sync(() => {
+              const incident = options.incidents?.[incidentId]
+              return incident === undefined
+                ? []
+                : showing(incident.orgId, [incident.targetId, ...(incident.components ?? [])])
+            })
+        })
+      })
+    )
+}
