@@ -9,7 +9,11 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Incident, IncidentId, IncidentUpdate, Postmortem } from "@signalman/core/api/Incidents"
 import { OrgId } from "@signalman/core/Identity"
 import { Impact, RecoveredStretch } from "@signalman/core/Incident"
+import * as Clock from "effect/Clock"
+import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Transaction from "../database/Transaction.js"
@@ -372,4 +376,341 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
         )
     }
   })
-}) {}
+}) {
+  /**
+   * An in-memory repository for unit tests of the incidents' rules: incidents, their components, timelines and
+   * postmortems in one store for every org, every read scoped to an org as the SQL's is. `targets` gives each org's
+   * monitors with their names (a monitor-opened incident's null title shows its monitor's name), `incidents` the
+   * incidents already there (the monitor-opened ones come from the writer, not this repository). A component named
+   * twice is a defect, as the primary key makes it. Transactions run one at a time (what the row locks settle to)
+   * and a failed one leaves the store as it was. The database's `now()` is the Effect clock.
+   */
+  static readonly Test = (
+    options: {
+      readonly targets?: Readonly<Record<string, ReadonlyArray<{ readonly id: string; readonly name: string }>>>
+      readonly incidents?: ReadonlyArray<TestIncident>
+    } = {}
+  ): Layer.Layer<IncidentsRepo> =>
+    Layer.effect(
+      IncidentsRepo,
+      Effect.gen(function* () {
+        type Stored = Required<Omit<TestIncident, "components" | "recovered">> & {
+          readonly recovered: ReadonlyArray<RecoveredStretch>
+        }
+        type Update = typeof UpdateRow.Type & { readonly incident_id: string; readonly position: number }
+        type StoredPostmortem = typeof PostmortemRow.Type
+        interface Store {
+          incidents: ReadonlyMap<string, Stored>
+          components: ReadonlyArray<{ readonly incident_id: string; readonly target_id: string }>
+          updates: ReadonlyArray<Update>
+          postmortems: ReadonlyMap<string, StoredPostmortem>
+        }
+        const utcOf = (d: Date) => DateTime.unsafeFromDate(d)
+        const orNull = (d: Date | null) => (d === null ? null : utcOf(d))
+        const seeded = options.incidents ?? []
+        // Every write replaces what it changes, so a transaction's snapshot is the store's fields as they were.
+        const store: Store = {
+          incidents: new Map(
+            seeded.map((i): [string, Stored] => [
+              i.id,
+              {
+                id: i.id,
+                org_id: i.org_id,
+                origin: i.origin ?? "monitor",
+                target_id: i.target_id ?? null,
+                number: i.number ?? (i.origin === "declared" ? null : 1),
+                title: i.title ?? null,
+                public_title: i.public_title ?? null,
+                public_description: i.public_description ?? null,
+                severity: i.severity ?? null,
+                impact: i.impact ?? "major_outage",
+                counts_as_downtime: i.counts_as_downtime ?? i.origin !== "declared",
+                started_at: i.started_at,
+                ended_at: i.ended_at ?? null,
+                acknowledged_at: i.acknowledged_at ?? null,
+                acknowledged_by: i.acknowledged_by ?? null,
+                resolved_by: i.resolved_by ?? null,
+                close_reason: i.close_reason ?? (i.ended_at ? "recovered" : null),
+                recovering_since: i.recovering_since ?? null,
+                recovered: i.recovered ?? [],
+                created_by: i.created_by ?? null,
+                created_at: i.created_at ?? i.started_at,
+                updated_at: i.updated_at ?? i.started_at
+              }
+            ])
+          ),
+          components: seeded.flatMap((i) => (i.components ?? []).map((t) => ({ incident_id: i.id, target_id: t }))),
+          updates: [],
+          postmortems: new Map()
+        }
+        let position = 0
+        const serial = yield* Effect.makeSemaphore(1)
+        const inTransaction = FiberRef.unsafeMake(false)
+        const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+        const targets = Object.entries(options.targets ?? {}).flatMap(([orgId, all]) =>
+          all.map((t) => ({ org_id: orgId, id: t.id.toLowerCase(), name: t.name }))
+        )
+        const ofOrg = (orgId: string, id: string) => {
+          const incident = store.incidents.get(id)
+          return incident === undefined || incident.org_id !== orgId ? undefined : incident
+        }
+        const write = (id: string, change: Partial<Stored>) => {
+          const incident = store.incidents.get(id)
+          if (incident !== undefined) store.incidents = new Map(store.incidents).set(id, { ...incident, ...change })
+        }
+        const componentsOf = (id: string) =>
+          store.components
+            .filter((c) => c.incident_id === id)
+            .map((c) => c.target_id)
+            .sort()
+        const involves = (i: Stored, targetId: string) =>
+          i.target_id === targetId || componentsOf(i.id).includes(targetId)
+        const row = (i: Stored): typeof IncidentRow.Type => ({
+          id: IncidentId.make(i.id),
+          origin: i.origin,
+          status: i.ended_at === null ? "open" : "closed",
+          target_id: i.target_id as typeof IncidentRow.Type.target_id,
+          number: i.number,
+          title: i.title ?? targets.find((t) => t.id === i.target_id)?.name ?? null,
+          public_title: i.public_title,
+          public_description: i.public_description,
+          severity: i.severity,
+          impact: i.impact,
+          counts_as_downtime: i.counts_as_downtime,
+          components: (i.origin === "monitor"
+            ? [i.target_id ?? ""]
+            : componentsOf(i.id)) as ReadonlyArray<string> as typeof IncidentRow.Type.components,
+          started_at: utcOf(i.started_at),
+          ended_at: orNull(i.ended_at),
+          acknowledged_at: orNull(i.acknowledged_at),
+          acknowledged_by: i.acknowledged_by,
+          resolved_by: i.resolved_by,
+          close_reason: i.close_reason,
+          recovering_since: orNull(i.recovering_since),
+          recovered: i.recovered,
+          created_by: i.created_by,
+          created_at: utcOf(i.created_at),
+          updated_at: utcOf(i.updated_at)
+        })
+        const matching = (f: typeof Filter.Type) =>
+          [...store.incidents.values()].filter(
+            (i) =>
+              i.org_id === f.org_id &&
+              (f.status !== "open" || i.ended_at === null) &&
+              (f.status !== "closed" || i.ended_at !== null) &&
+              (f.target_id === undefined || involves(i, f.target_id)) &&
+              (f.from === undefined || i.ended_at === null || i.ended_at >= f.from) &&
+              (f.to === undefined || i.started_at < f.to)
+          )
+        const newest = (a: Stored, b: Stored) =>
+          b.started_at.getTime() - a.started_at.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0)
+        const hasTarget = (orgId: string, id: string) =>
+          targets.some((t) => t.org_id === orgId && t.id === id.toLowerCase())
+        const addUpdate = (u: typeof NewUpdate.Type) => {
+          store.updates = [
+            ...store.updates,
+            {
+              id: u.id,
+              incident_id: u.incident_id,
+              kind: u.phase === null ? "note" : "update",
+              phase: u.phase as typeof UpdateRow.Type.phase,
+              message: u.message,
+              created_by: u.created_by,
+              created_at: utcOf(u.created_at),
+              position: position++
+            }
+          ]
+        }
+        const average = (values: ReadonlyArray<number>) =>
+          values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length
+
+        return IncidentsRepo.make({
+          transaction: <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+            Effect.flatMap(FiberRef.get(inTransaction), (nested) => {
+              const undoable = Effect.suspend(() => {
+                const saved = { ...store }
+                return Effect.onError(self, () => Effect.sync(() => Object.assign(store, saved)))
+              })
+              return nested ? undoable : serial.withPermits(1)(Effect.locally(undoable, inTransaction, true))
+            }),
+          one: (orgId, id) =>
+            Effect.sync(() => {
+              const incident = ofOrg(orgId, id)
+              return incident === undefined ? undefined : row(incident)
+            }),
+          updates: (id) =>
+            Effect.sync(() =>
+              store.updates
+                .filter((u) => u.incident_id === id)
+                .sort((a, b) => DateTime.Order(a.created_at, b.created_at) || a.position - b.position)
+                .map(({ incident_id: _, position: __, ...u }) => u)
+            ),
+          list: (query) =>
+            Effect.sync(() => {
+              const all = matching(query).sort(newest)
+              return { total: all.length, rows: all.slice(query.offset, query.offset + query.limit).map(row) }
+            }),
+          stored: (orgId, id) =>
+            Effect.sync(() => {
+              const i = ofOrg(orgId, id)
+              return i === undefined
+                ? undefined
+                : {
+                    id: i.id,
+                    origin: i.origin,
+                    target_id: i.target_id,
+                    number: i.number,
+                    title: i.title,
+                    public_title: i.public_title,
+                    public_description: i.public_description,
+                    severity: i.severity,
+                    counts_as_downtime: i.counts_as_downtime,
+                    ended_at: orNull(i.ended_at)
+                  }
+            }),
+          insertUpdate: (update) => Effect.sync(() => addUpdate(update)),
+          knownTargets: (orgId, ids) => Effect.sync(() => new Set(ids.filter((id) => hasTarget(orgId, id)))),
+          hasTarget: (orgId, id) => Effect.sync(() => hasTarget(orgId, id)),
+          insertDeclared: (d) =>
+            Effect.suspend(() => {
+              if (store.incidents.has(d.id)) return Effect.dieMessage(`incident ${d.id} exists`)
+              store.incidents = new Map(store.incidents).set(d.id, {
+                id: d.id,
+                org_id: d.org_id,
+                origin: "declared",
+                target_id: null,
+                number: null,
+                title: d.title,
+                public_title: d.public_title,
+                public_description: null,
+                severity: d.severity,
+                impact: d.impact,
+                counts_as_downtime: d.counts_as_downtime,
+                started_at: d.started_at,
+                ended_at: null,
+                acknowledged_at: d.acknowledged_at,
+                acknowledged_by: d.acknowledged_by,
+                resolved_by: null,
+                close_reason: null,
+                recovering_since: null,
+                recovered: [],
+                created_by: d.created_by,
+                created_at: d.now,
+                updated_at: d.now
+              })
+              return Effect.void
+            }),
+          insertComponent: (incidentId, targetId) =>
+            Effect.suspend(() => {
+              if (store.components.some((c) => c.incident_id === incidentId && c.target_id === targetId)) {
+                return Effect.dieMessage(`component ${targetId} of ${incidentId} exists`)
+              }
+              store.components = [...store.components, { incident_id: incidentId, target_id: targetId }]
+              return Effect.void
+            }),
+          narrate: ({ id, ...narration }) => Effect.map(now, (at) => write(id, { ...narration, updated_at: at })),
+          postUpdate: (u) =>
+            Effect.sync(() => {
+              if (ofOrg(u.org_id, u.incident_id) === undefined) return false
+              addUpdate(u)
+              return true
+            }),
+          resolve: (id, by, at) =>
+            Effect.sync(() => {
+              if (store.incidents.get(id)?.ended_at !== null) return
+              write(id, { ended_at: at, close_reason: "resolved", resolved_by: by, updated_at: at })
+            }),
+          postmortem: (orgId, id) =>
+            Effect.sync(() => (ofOrg(orgId, id) === undefined ? undefined : store.postmortems.get(id))),
+          putPostmortem: (p) =>
+            Effect.flatMap(now, (at) =>
+              Effect.sync(() => {
+                if (ofOrg(p.org_id, p.id) === undefined) return false
+                const before = store.postmortems.get(p.id)
+                store.postmortems = new Map(store.postmortems).set(p.id, {
+                  incident_id: p.id as StoredPostmortem["incident_id"],
+                  body: p.body,
+                  created_by: before?.created_by ?? p.by,
+                  updated_by: p.by,
+                  created_at: before?.created_at ?? utcOf(at),
+                  updated_at: utcOf(at)
+                })
+                return true
+              })
+            ),
+          metrics: (q) =>
+            Effect.sync(() => {
+              const started = [...store.incidents.values()].filter(
+                (i) =>
+                  i.org_id === q.org_id &&
+                  i.started_at >= q.from &&
+                  i.started_at < q.to &&
+                  (q.target_id === undefined || involves(i, q.target_id))
+              )
+              const acknowledged = started.flatMap((i) =>
+                i.origin === "monitor" && i.acknowledged_at !== null
+                  ? [(i.acknowledged_at.getTime() - i.started_at.getTime()) / 1000]
+                  : []
+              )
+              const closed = started.flatMap((i) =>
+                i.ended_at === null ? [] : [(i.ended_at.getTime() - i.started_at.getTime()) / 1000]
+              )
+              return {
+                incidents: started.length,
+                acknowledged: acknowledged.length,
+                closed: closed.length,
+                mtta: average(acknowledged),
+                mttr: average(closed)
+              }
+            }),
+          spans: (q) =>
+            Effect.sync(() =>
+              matching({ org_id: q.org_id, status: "all", target_id: q.target_id, from: q.from, to: q.to }).map(
+                (i) => ({ id: IncidentId.make(i.id), started_at: utcOf(i.started_at), ended_at: orNull(i.ended_at) })
+              )
+            ),
+          recoveredStretches: (targetId, from, to) =>
+            Effect.sync(() =>
+              [...store.incidents.values()]
+                .filter(
+                  (i) =>
+                    i.target_id === targetId &&
+                    i.recovered.length > 0 &&
+                    i.started_at < to &&
+                    (i.ended_at === null || i.ended_at > from)
+                )
+                .flatMap((i) => i.recovered)
+            )
+        })
+      })
+    )
+}
+
+/** An incident already in `IncidentsRepo.Test`'s store; omitted fields take a monitor-opened incident's defaults. */
+export interface TestIncident {
+  readonly id: string
+  readonly org_id: string
+  readonly origin?: "monitor" | "declared"
+  readonly target_id?: string | null
+  readonly number?: number | null
+  readonly title?: string | null
+  readonly public_title?: string | null
+  readonly public_description?: string | null
+  readonly severity?: "critical" | "major" | "minor" | null
+  readonly impact?: Impact
+  readonly counts_as_downtime?: boolean
+  /** A declared incident's monitors. */
+  readonly components?: ReadonlyArray<string>
+  readonly started_at: Date
+  readonly ended_at?: Date | null
+  readonly acknowledged_at?: Date | null
+  readonly acknowledged_by?: string | null
+  readonly resolved_by?: string | null
+  readonly close_reason?: "recovered" | "resolved" | null
+  readonly recovering_since?: Date | null
+  readonly recovered?: ReadonlyArray<RecoveredStretch>
+  readonly created_by?: string | null
+  readonly created_at?: Date
+  readonly updated_at?: Date
+}
