@@ -401,6 +401,7 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
         type Stored = TargetRow & { readonly account_id: string; readonly variable_keys: ReadonlyArray<string> }
         // Every write replaces the map, so a transaction's snapshot is the map as it was.
         const store: { rows: ReadonlyMap<string, Stored> } = { rows: new Map() }
+        const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
         const serial = yield* Effect.makeSemaphore(1)
         const inTransaction = FiberRef.unsafeMake<Date | undefined>(undefined)
         const regions = (
@@ -422,7 +423,6 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
         }))
         const enabled = regions.filter((r) => r.enabled).sort((a, b) => compare(a.region.id, b.region.id))
 
-        const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
         const clock = Effect.map(FiberRef.get(inTransaction), (at) => at ?? new Date())
         const rows = () => [...store.rows.values()]
         const visible = ({ account_id: _, variable_keys: __, ...row }: Stored): TargetRow => row
