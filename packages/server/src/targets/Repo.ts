@@ -10,6 +10,8 @@ import { CheckKind } from "@signalman/core/CheckSpec"
 import { AccountId, OrgId } from "@signalman/core/Identity"
 import * as Target from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as ReferenceLock from "../database/ReferenceLock.js"
@@ -372,4 +374,227 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       tags: (query: Parameters<typeof tags>[0]) => Effect.orDie(tags(query))
     }
   })
-}) {}
+}) {
+  /**
+   * An in-memory repository for unit tests of the monitors' rules: every org's monitors in one store, with the
+   * account each was made under. `orgs` names the orgs pending deletion (`deletedOrgs`, not counted toward their
+   * account's quota); `variables` and `channels` give each org's variable keys and channel ids (lower case) for the
+   * reference checks; `regions` the probe regions (by default one enabled `local` region, not flow-capable);
+   * `pingTokens` collects the tokens minted for heartbeats. Transactions run one at a time (what the account's and
+   * the org's locks settle to), share one clock reading (the database's `now()`), and a failed one leaves the store
+   * as it was. Lists order by `created_at` then id, newest first; tags by code point, not the database's collation.
+   */
+  static readonly Test = (
+    options: {
+      readonly deletedOrgs?: ReadonlyArray<string>
+      readonly variables?: Readonly<Record<string, ReadonlyArray<string>>>
+      readonly channels?: Readonly<Record<string, ReadonlyArray<string>>>
+      readonly regions?: ReadonlyArray<
+        typeof Region.Encoded & { readonly enabled?: boolean; readonly flow_capable?: boolean }
+      >
+      readonly pingTokens?: Array<{ readonly token: string; readonly target_id: string }>
+    } = {}
+  ): Layer.Layer<TargetsRepo> =>
+    Layer.effect(
+      TargetsRepo,
+      Effect.gen(function* () {
+        type Stored = TargetRow & { readonly account_id: string; readonly variable_keys: ReadonlyArray<string> }
+        // Every write replaces the map, so a transaction's snapshot is the map as it was.
+        const store: { rows: ReadonlyMap<string, Stored> } = { rows: new Map() }
+        const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+        const serial = yield* Effect.makeSemaphore(1)
+        const inTransaction = FiberRef.unsafeMake<Date | undefined>(undefined)
+        const regions = (
+          options.regions ?? [
+            {
+              id: "local",
+              name: "Local",
+              city: null,
+              country_code: null,
+              continent: null,
+              latitude: null,
+              longitude: null
+            }
+          ]
+        ).map(({ enabled, flow_capable, ...region }) => ({
+          region: new Region(region),
+          enabled: enabled ?? true,
+          flowCapable: flow_capable ?? false
+        }))
+        const enabled = regions.filter((r) => r.enabled).sort((a, b) => compare(a.region.id, b.region.id))
+
+        const clock = Effect.map(FiberRef.get(inTransaction), (at) => at ?? new Date())
+        const rows = () => [...store.rows.values()]
+        const visible = ({ account_id: _, variable_keys: __, ...row }: Stored): TargetRow => row
+        const ofOrg = (orgId: string, id: string) => {
+          const row = store.rows.get(id.toLowerCase())
+          return row === undefined || row.org_id !== orgId ? undefined : row
+        }
+        const write = (
+          ids: ReadonlyArray<string>,
+          source: Target.WriteSource,
+          change: (row: Stored) => Partial<Stored>
+        ) =>
+          Effect.map(clock, (at) => {
+            const next = new Map(store.rows)
+            for (const id of ids) {
+              const row = next.get(id.toLowerCase())
+              if (row !== undefined) next.set(row.id, { ...row, ...change(row), write_source: source, updated_at: at })
+            }
+            store.rows = next
+          })
+        const matching = (q: ListQuery) =>
+          rows()
+            .filter(
+              (row) =>
+                row.org_id === q.org_id &&
+                (q.tag === undefined || row.tags.includes(q.tag)) &&
+                (q.enabled === undefined || row.enabled === q.enabled) &&
+                (q.q === undefined || row.name.toLowerCase().startsWith(q.q.toLowerCase()))
+            )
+            .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || compare(b.id, a.id))
+
+        return TargetsRepo.make({
+          one: (orgId, id) =>
+            Effect.sync(() => {
+              const row = ofOrg(orgId, id)
+              return row === undefined ? undefined : visible(row)
+            }),
+          transaction: <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+            Effect.flatMap(FiberRef.get(inTransaction), (at) => {
+              const undoable = Effect.suspend(() => {
+                const saved = store.rows
+                return Effect.onError(self, () =>
+                  Effect.sync(() => {
+                    store.rows = saved
+                  })
+                )
+              })
+              return at !== undefined
+                ? undoable
+                : serial.withPermits(1)(
+                    Effect.flatMap(
+                      Effect.sync(() => new Date()),
+                      (now) => Effect.locally(undoable, inTransaction, now)
+                    )
+                  )
+            }),
+          lockAccount: () => Effect.void,
+          countOfAccount: (accountId) =>
+            Effect.sync(
+              () =>
+                rows().filter(
+                  (row) => row.account_id === accountId && !(options.deletedOrgs ?? []).includes(row.org_id)
+                ).length
+            ),
+          lockReferences: () => Effect.succeed([]),
+          insert: (w) =>
+            Effect.flatMap(clock, (at) =>
+              Effect.suspend(() => {
+                const next = new Map(store.rows)
+                for (const r of w.rows) {
+                  if (next.has(r.id)) return Effect.dieMessage(`target ${r.id} exists already`)
+                  next.set(r.id, {
+                    ...r,
+                    org_id: w.org_id,
+                    account_id: w.account_id,
+                    write_source: w.write_source,
+                    created_at: at,
+                    updated_at: at
+                  })
+                }
+                return Effect.sync(() => {
+                  store.rows = next
+                })
+              })
+            ),
+          insertPingTokens: (tokens, targetIds) =>
+            Effect.sync(() => {
+              for (const [i, token] of tokens.entries())
+                options.pingTokens?.push({ token, target_id: targetIds[i] ?? "" })
+            }),
+          now: clock,
+          update: (c) =>
+            Effect.flatMap(clock, (at) =>
+              Effect.sync(() => {
+                const row = ofOrg(c.org_id, c.id)
+                if (row === undefined) return undefined
+                const { org_id: _, id: __, kind: ___, ...columns } = c
+                const changed: Stored = { ...row, ...columns, updated_at: at }
+                store.rows = new Map(store.rows).set(row.id, changed)
+                return visible(changed)
+              })
+            ),
+          remove: (orgId, id) =>
+            Effect.sync(() => {
+              const row = ofOrg(orgId, id)
+              if (row === undefined) return false
+              const next = new Map(store.rows)
+              next.delete(row.id)
+              store.rows = next
+              return true
+            }),
+          list: (q) =>
+            Effect.sync(() => {
+              const all = matching(q)
+              return { total: all.length, rows: all.slice(q.offset, q.offset + q.limit).map(visible) }
+            }),
+          locked: (orgId, ids) =>
+            Effect.sync(() =>
+              ids
+                .flatMap((id) => {
+                  const row = ofOrg(orgId, id)
+                  return row === undefined ? [] : [row]
+                })
+                .filter((row, i, all) => all.indexOf(row) === i)
+                .sort((a, b) => compare(a.id, b.id))
+                .map(visible)
+            ),
+          deleteMany: (ids) =>
+            Effect.sync(() => {
+              const next = new Map(store.rows)
+              for (const id of ids) next.delete(id.toLowerCase())
+              store.rows = next
+            }),
+          setEnabled: (r) => write(r.ids, r.write_source, () => ({ enabled: r.enabled })),
+          setGroup: (r) => write(r.ids, r.write_source, () => ({ group_name: r.group_name })),
+          setAlerts: (r) => write(r.ids, r.write_source, () => ({ alerts: r.alerts })),
+          setTags: (r) =>
+            Effect.forEach(r.changes, (c) => write([c.id], r.write_source, () => ({ tags: c.tags })), {
+              discard: true
+            }),
+          setIntervals: (r) =>
+            Effect.forEach(
+              r.changes,
+              (c) => write([c.id], r.write_source, () => ({ interval_secs: c.interval_secs })),
+              {
+                discard: true
+              }
+            ),
+          setRegions: (r) => write([r.id], r.write_source, () => ({ regions: r.regions })),
+          variableKeys: (orgId, keys) =>
+            Effect.sync(() => new Set(keys.filter((key) => (options.variables?.[orgId] ?? []).includes(key)))),
+          channelIds: (orgId, ids) =>
+            Effect.sync(() => new Set(ids.filter((id) => (options.channels?.[orgId] ?? []).includes(id)))),
+          regionsNamed: (ids) =>
+            Effect.sync(() => ids.flatMap((id) => regions.filter((r) => r.region.id === id).map((r) => r.region))),
+          enabledRegions: Effect.sync(() => enabled.map((r) => r.region)),
+          capabilities: Effect.sync(() => enabled.map((r) => ({ id: r.region.id, flow_capable: r.flowCapable }))),
+          tags: (q) =>
+            Effect.sync(() => {
+              const counts = new Map<string, number>()
+              for (const row of rows()) {
+                if (row.org_id !== q.org_id) continue
+                for (const tag of row.tags) {
+                  if (tag.toLowerCase().startsWith(q.q.toLowerCase())) counts.set(tag, (counts.get(tag) ?? 0) + 1)
+                }
+              }
+              const all = [...counts.entries()].sort(([a], [b]) => compare(a, b))
+              return all
+                .slice(q.offset, q.offset + q.limit)
+                .map(([tag, targets]) => ({ tag, targets, total: all.length }))
+            })
+        })
+      })
+    )
+}
