@@ -10,6 +10,7 @@ import { WriteSource } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as AccountLock from "../database/AccountLock.js"
 import * as ReferenceLock from "../database/ReferenceLock.js"
 import * as Transaction from "../database/Transaction.js"
 
@@ -82,11 +83,6 @@ export class ChannelsRepo extends Effect.Service<ChannelsRepo>()("Signalman/Chan
       execute: (page) => sql`
         SELECT * FROM channels WHERE ${where(page)} ORDER BY lower(name), id LIMIT ${page.limit} OFFSET ${page.offset}
       `
-    })
-
-    const lockAccount = SqlSchema.void({
-      Request: AccountId,
-      execute: (accountId) => sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
     })
 
     const countOfAccount = SqlSchema.single({
@@ -179,7 +175,7 @@ export class ChannelsRepo extends Effect.Service<ChannelsRepo>()("Signalman/Chan
       /** Runs `self` in a transaction. */
       transaction,
       /** Holds the account's lock to the end of the transaction: its quota counts serialise on it. */
-      lockAccount: (accountId: AccountId) => Effect.orDie(lockAccount(accountId)),
+      lockAccount: (accountId: AccountId) => AccountLock.lock(sql, accountId),
       countOfAccount: (accountId: AccountId) => Effect.map(Effect.orDie(countOfAccount(accountId)), (row) => row.n),
       insert: (row: typeof NewChannel.Type) => Effect.orDie(insert(row)),
       update: (change: typeof ChannelChange.Type) => Effect.map(Effect.orDie(update(change)), Option.getOrUndefined),

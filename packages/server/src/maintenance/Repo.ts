@@ -11,6 +11,7 @@ import { TargetId, WriteSource } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as AccountLock from "../database/AccountLock.js"
 import * as Transaction from "../database/Transaction.js"
 
 /** A stored window with its components, in order, and its number of updates (for the cap). */
@@ -184,11 +185,6 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Signalma
       `
     })
 
-    const lockAccount = SqlSchema.void({
-      Request: Schema.String,
-      execute: (accountId) => sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
-    })
-
     const countLive = SqlSchema.single({
       Request: Schema.Struct({ account_id: Schema.String, now: Schema.DateFromSelf }),
       Result: Count,
@@ -311,7 +307,7 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Signalma
           if (components.length > 0) yield* insertComponents({ window_id: windowId, components })
         }).pipe(Effect.orDie),
       /** Holds the account's lock to the end of the transaction: its quota counts serialise on it. */
-      lockAccount: (accountId: string) => Effect.orDie(lockAccount(accountId)),
+      lockAccount: (accountId: string) => AccountLock.lock(sql, accountId),
       /** The account's windows not ended at `now` and not cancelled, across its live orgs (history is free). */
       countLive: (accountId: string, now: Date) =>
         Effect.map(Effect.orDie(countLive({ account_id: accountId, now })), (row) => row.n),

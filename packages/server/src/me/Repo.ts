@@ -6,6 +6,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as AccountLock from "../database/AccountLock.js"
 import * as Transaction from "../database/Transaction.js"
 
 /** An account's orgs: live now, and deleted with the account (they come back with a restore). */
@@ -51,11 +52,6 @@ export class MeRepo extends Effect.Service<MeRepo>()("Signalman/MeRepo", {
       Request: Schema.String,
       execute: (accountId) =>
         sql`UPDATE orgs SET deleted_at = now() WHERE account_id = ${accountId} AND deleted_at IS NULL`
-    })
-
-    const lockAccount = SqlSchema.void({
-      Request: Schema.String,
-      execute: (accountId) => sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
     })
 
     const orgCounts = SqlSchema.single({
@@ -119,7 +115,7 @@ export class MeRepo extends Effect.Service<MeRepo>()("Signalman/MeRepo", {
           )
         ),
       /** Holds the account's lock to the end of the transaction: its org count serialises on it. */
-      lockAccount: (accountId: string) => Effect.orDie(lockAccount(accountId)),
+      lockAccount: (accountId: string) => AccountLock.lock(sql, accountId),
       orgCounts: (accountId: string) => Effect.orDie(orgCounts(accountId)),
       /** Undoes the deletion of the account, its orgs that went with it, and the user; inside the caller's transaction. */
       restore: (userId: string, accountId: string) =>

@@ -11,6 +11,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as AccountLock from "../database/AccountLock.js"
 import * as Transaction from "../database/Transaction.js"
 
 /** A stored invitation as its owners see it. */
@@ -78,11 +79,6 @@ const isSlugTaken = (e: unknown) =>
 export class OrgsRepo extends Effect.Service<OrgsRepo>()("Signalman/OrgsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-
-    const lockAccount = SqlSchema.void({
-      Request: AccountId,
-      execute: (accountId) => sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
-    })
 
     const orgCount = SqlSchema.single({
       Request: AccountId,
@@ -271,7 +267,7 @@ export class OrgsRepo extends Effect.Service<OrgsRepo>()("Signalman/OrgsRepo", {
     return {
       transaction: Transaction.make(sql),
       /** Holds the account's lock to the end of the transaction: its quota counts serialise on it. */
-      lockAccount: (accountId: AccountId) => Effect.orDie(lockAccount(accountId)),
+      lockAccount: (accountId: AccountId) => AccountLock.lock(sql, accountId),
       orgCount: (accountId: AccountId) => Effect.map(Effect.orDie(orgCount(accountId)), (row) => row.n),
       slugTaken: (slug: string) => Effect.map(Effect.orDie(slugTaken(slug)), (rows) => rows.length > 0),
       /** A new org; `SlugTaken` when the unique index finds its slug taken after all. */

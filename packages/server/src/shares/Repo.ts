@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Struct from "effect/Struct"
+import * as AccountLock from "../database/AccountLock.js"
 import * as Transaction from "../database/Transaction.js"
 
 /** A stored share link. */
@@ -76,11 +77,6 @@ export class SharesRepo extends Effect.Service<SharesRepo>()("Signalman/SharesRe
       Request: OfOrg,
       Result: Id,
       execute: ({ org_id, target_id }) => sql`SELECT id FROM targets WHERE id = ${target_id} AND org_id = ${org_id}`
-    })
-
-    const lockAccount = SqlSchema.void({
-      Request: AccountId,
-      execute: (accountId) => sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
     })
 
     const usage = SqlSchema.single({
@@ -169,7 +165,7 @@ export class SharesRepo extends Effect.Service<SharesRepo>()("Signalman/SharesRe
     return {
       transaction: Transaction.make(sql),
       /** Holds the account's lock to the end of the transaction: its quota counts serialise on it. */
-      lockAccount: (accountId: AccountId) => Effect.orDie(lockAccount(accountId)),
+      lockAccount: (accountId: AccountId) => AccountLock.lock(sql, accountId),
       /** Whether the org has this monitor. */
       hasTarget: (orgId: OrgId, targetId: string) =>
         Effect.map(Effect.orDie(target({ org_id: orgId, target_id: targetId })), Option.isSome),

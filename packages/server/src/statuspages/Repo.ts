@@ -15,6 +15,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as AccountLock from "../database/AccountLock.js"
 import * as Transaction from "../database/Transaction.js"
 
 /** A stored page with its logo's version (null: no logo). */
@@ -152,11 +153,6 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
       Request: Schema.String,
       Result: PageRow,
       execute: (id) => sql`${selectPages} WHERE p.id = ${id}`
-    })
-
-    const lockAccount = SqlSchema.void({
-      Request: Schema.String,
-      execute: (accountId) => sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
     })
 
     const countOfAccount = SqlSchema.single({
@@ -409,7 +405,7 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
       bySlug: (slug: string) => Effect.map(Effect.orDie(bySlug(slug.toLowerCase())), Option.getOrUndefined),
       byId: (id: string) => Effect.map(Effect.orDie(byId(id)), Option.getOrUndefined),
       /** Holds the account's lock to the end of the transaction: its quota counts serialise on it. */
-      lockAccount: (accountId: string) => Effect.orDie(lockAccount(accountId)),
+      lockAccount: (accountId: string) => AccountLock.lock(sql, accountId),
       /** The account's pages across its live orgs. */
       countOfAccount: (accountId: string) => Effect.map(Effect.orDie(countOfAccount(accountId)), (row) => row.n),
       /** Whether another page (any but `except`) has the slug, in lower case. */

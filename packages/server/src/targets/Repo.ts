@@ -14,16 +14,15 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as AccountLock from "../database/AccountLock.js"
 import * as ReferenceLock from "../database/ReferenceLock.js"
 import * as Transaction from "../database/Transaction.js"
 
 const Alerts = Schema.Array(Schema.Struct({ channel_id: Schema.UUID }))
 const RegionPolicy = Schema.Union(Schema.Literal("any", "majority", "all"), Schema.Struct({ count: Schema.Number }))
 
-/** A stored monitor as the services read it. */
-export const TargetRow = Schema.Struct({
-  id: Target.TargetId,
-  org_id: OrgId,
+/** What a monitor's row holds of its definition: the columns a write sets and a read gets back alike. */
+const definition = {
   name: Schema.String,
   kind: CheckKind,
   check_spec: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
@@ -38,7 +37,14 @@ export const TargetRow = Schema.Struct({
   renotify_interval_secs: Schema.Number,
   recovery_period_secs: Schema.Number,
   region_policy: RegionPolicy,
-  regions: Schema.Array(Schema.String),
+  regions: Schema.Array(Schema.String)
+}
+
+/** A stored monitor as the services read it. */
+export const TargetRow = Schema.Struct({
+  id: Target.TargetId,
+  org_id: OrgId,
+  ...definition,
   write_source: Target.WriteSource,
   created_at: Schema.DateFromSelf,
   updated_at: Schema.DateFromSelf
@@ -46,24 +52,7 @@ export const TargetRow = Schema.Struct({
 export type TargetRow = typeof TargetRow.Type
 
 /** The columns a write of a monitor sets, as the service derives them from the resolved target. */
-export const Columns = Schema.Struct({
-  name: Schema.String,
-  kind: CheckKind,
-  check_spec: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  credentials: Schema.NullOr(Schema.String),
-  interval_secs: Schema.Number,
-  enabled: Schema.Boolean,
-  tags: Schema.Array(Schema.String),
-  group_name: Schema.NullOr(Schema.String),
-  alerts: Alerts,
-  alert_confirmations: Schema.Number,
-  notify_recovery: Schema.Boolean,
-  renotify_interval_secs: Schema.Number,
-  recovery_period_secs: Schema.Number,
-  region_policy: RegionPolicy,
-  regions: Schema.Array(Schema.String),
-  variable_keys: Schema.Array(Schema.String)
-})
+export const Columns = Schema.Struct({ ...definition, variable_keys: Schema.Array(Schema.String) })
 export type Columns = typeof Columns.Type
 
 /** A new monitor's columns with its id. */
@@ -107,11 +96,6 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       Request: OfOrg,
       Result: TargetRow,
       execute: ({ org_id, id }) => sql`SELECT * FROM targets WHERE id = ${id} AND org_id = ${org_id}`
-    })
-
-    const lockAccount = SqlSchema.void({
-      Request: AccountId,
-      execute: (accountId) => sql`SELECT pg_advisory_xact_lock(hashtext(${`account:${accountId}`}))`
     })
 
     const countOfAccount = SqlSchema.single({
@@ -330,7 +314,7 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       /** Runs `self` in a transaction. */
       transaction: Transaction.make(sql),
       /** Holds the account's lock to the end of the transaction: its quota counts serialise on it. */
-      lockAccount: (accountId: AccountId) => Effect.orDie(lockAccount(accountId)),
+      lockAccount: (accountId: AccountId) => AccountLock.lock(sql, accountId),
       /** The monitors of the account's live orgs. */
       countOfAccount: (accountId: AccountId) => Effect.map(Effect.orDie(countOfAccount(accountId)), (row) => row.n),
       /** Holds the org's reference lock to the end of the transaction (`database/ReferenceLock.ts`). */
