@@ -240,6 +240,8 @@ export const codes = {
   WHITE_LABEL_DISABLED: 403,
   CUSTOM_DOMAIN_TAKEN: 409,
   LOGO_TYPE_UNSUPPORTED: 415,
+  // Ours (docs/decisions.md, "Monitoring as code: managed_by"): a (project, key) another resource of the kind holds.
+  MANAGED_KEY_TAKEN: 409,
   INTERNAL_ERROR: 500,
   NOT_READY: 503
 } as const satisfies Record<string, Status>

@@ -8,6 +8,7 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as ManagedBy from "./ManagedBy.js"
 import * as RequestBody from "./RequestBody.js"
 import { REDACTED, WriteSource } from "./Target.js"
 
@@ -355,6 +356,7 @@ export class Channel extends Schema.Class<Channel>("Channel")({
   config: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   enabled: Schema.Boolean,
   write_source: WriteSource,
+  managed_by: ManagedBy.Field,
   created_at: Schema.DateTimeUtc,
   updated_at: Schema.DateTimeUtc
 }) {}

@@ -43,18 +43,42 @@ export const Phases = Schema.Struct({
  */
 export type Phases = typeof Phases.Type
 
-/**
- * A probe's verdict, before the runner stamps when and where it ran.
- *
- * @since 0.1.0
- * @category models
- */
-export const ProbeOutcome = Schema.Struct({
+const outcomeFields = {
   status: CheckStatus,
   duration_ms: Schema.Number,
   error: Schema.NullOr(Schema.String),
   details: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   phases: Schema.NullOr(Phases)
+}
+
+/**
+ * What a run keeps beside its result and never inside it: a failed flow's screenshot of the page at the failing
+ * step (decisions.md, "Regions, probe agents and browser flows"), stored for the plan's `evidence_days` and served at
+ * its own route.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Evidence = Schema.Struct({
+  screenshot_png: Schema.Uint8ArrayFromSelf
+}).annotations({ identifier: "Evidence" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Evidence = typeof Evidence.Type
+
+/**
+ * A probe's verdict, before the runner stamps when and where it ran. `evidence`, when present, is kept beside the
+ * result, never in it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ProbeOutcome = Schema.Struct({
+  ...outcomeFields,
+  evidence: Schema.optionalWith(Evidence, { exact: true })
 }).annotations({ identifier: "ProbeOutcome" })
 
 /**
@@ -70,7 +94,7 @@ export type ProbeOutcome = typeof ProbeOutcome.Type
  * @category models
  */
 export class CheckResult extends Schema.Class<CheckResult>("CheckResult")({
-  ...ProbeOutcome.fields,
+  ...outcomeFields,
   checked_at: Schema.DateTimeUtc,
   region: Schema.String
 }) {}

@@ -413,9 +413,10 @@ export const FlowCheck = RequestBody.Struct({
   type: Schema.Literal("flow"),
   start_url: name,
   steps: Schema.Array(FlowStep).pipe(Schema.minItems(1), Schema.maxItems(30)),
-  // A browser run loads pages and waits on selectors, so its cap is wider than a probe's: at most 300 s, the
-  // kind's interval floor, so one run ends before the next is due.
-  timeout: withDefault(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(300)), () => 60),
+  // A browser run loads pages and waits on selectors, so its cap is wider than a probe's (decisions.md): 60 s by
+  // default, at most 120 s, well inside the kind's 300 s interval floor so one run ends before the next is due.
+  timeout: withDefault(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(120)), () => 60),
+  // Each selector wait: 10 s by default, at most 60 s.
   step_timeout: withDefault(probeTimeout, () => 10),
   verify_tls: withDefault(Schema.Boolean, () => true)
 }).annotations({ identifier: "FlowCheck" })

@@ -49,6 +49,18 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
   return out
 }
 
+/**
+ * A header's name as documented (`Signalman-Managed-By`) from the lower-case key a request's headers carry.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const headerName = (key: string): string =>
+  key
+    .split("-")
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join("-")
+
 // ArrayFormatter reports an excess key as `is unexpected, expected: "a" | "b"`.
 const unexpected = /^is unexpected(?:, expected: (.*))?$/s
 
@@ -81,7 +93,12 @@ export const toApiError = (
   issues: ReadonlyArray<Issue>,
   location: Location = "body"
 ): ApiError.UnprocessableEntity | ApiError.BadRequest => {
-  const all = issues.map((issue) => ({ field: formatPath(issue.path), message: describe(issue), issue }))
+  // A header is named as documented, not as the lower-case key it was decoded from.
+  const fieldOf = (path: ReadonlyArray<PropertyKey>) => {
+    const [head, ...rest] = path
+    return location === "headers" && typeof head === "string" && rest.length === 0 ? headerName(head) : formatPath(path)
+  }
+  const all = issues.map((issue) => ({ field: fieldOf(issue.path), message: describe(issue), issue }))
   const excess = all.find((entry) => entry.issue._tag === "Unexpected" && acceptedKeys(entry.issue.message))
   if (excess !== undefined && location === "body") {
     const accepted = acceptedKeys(excess.issue.message) ?? []

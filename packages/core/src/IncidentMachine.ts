@@ -5,10 +5,17 @@
  * effects in one transaction; the effects (incident rows, notifications) are then carried out through the outbox.
  *
  * - Each region confirms its own verdict after `alert_confirmations` consecutive results (`Confirmation`); the
- *   region policy weighs the confirmed verdicts (`RegionAgreement`). Agreement opens an incident, the end of
- *   agreement starts the recovery: it closes at once with `recovery_period_secs` 0, otherwise after that wait,
- *   while `recovering_since` is set and paging pauses. Agreement again inside the wait resumes the same incident
- *   and lists the recovered stretch. The end is dated to when the final recovery began.
+ *   region policy weighs the confirmed verdicts of the regions that are reporting (`RegionAgreement`: a region
+ *   with no result in the last three intervals abstains, and with none reporting nothing changes). Agreement opens
+ *   an incident, the end of agreement starts the recovery: it closes at once with `recovery_period_secs` 0,
+ *   otherwise after that wait, while `recovering_since` is set and paging pauses. Agreement again inside the wait
+ *   resumes the same incident and lists the recovered stretch. The end is dated to when the final recovery began.
+ * - Silence is judged from the clock alone: the writer ticks a monitor of several regions when the next of them
+ *   would fall silent ({@link wakeAt}), so a region going quiet can end or bring agreement without another result.
+ * - The incident lists the regions that were down (`regions_down`): the ones that agreed when it opened, and every
+ *   reporting region confirmed down while it stays open (recovery waits included). The list only grows.
+ * - While regions are confirmed down without meeting the policy and no incident is open, the monitor carries
+ *   per-region advisories ({@link advisories}).
  * - Reminders follow `ReminderSchedule` until the incident is acknowledged, resolved or recovering.
  * - While a maintenance window with alert suppression covers the monitor (the event says so), no notification
  *   goes out and no incident opens; an outage still confirmed when the window ends opens then.
@@ -23,6 +30,7 @@ import * as Schema from "effect/Schema"
 import { CheckStatus } from "./CheckResult.js"
 import * as Confirmation from "./Confirmation.js"
 import { Impact, RecoveredStretch } from "./Incident.js"
+import type { RegionAdvisory } from "./RegionAdvisory.js"
 import * as RegionAgreement from "./RegionAgreement.js"
 import * as ReminderSchedule from "./ReminderSchedule.js"
 import type { ResolvedTarget } from "./TargetRules.js"
@@ -36,6 +44,7 @@ import type { ResolvedTarget } from "./TargetRules.js"
 export type AlertConfig = Pick<
   ResolvedTarget,
   | "alert_confirmations"
+  | "interval"
   | "notify_recovery"
   | "renotify_interval_secs"
   | "recovery_period_secs"
@@ -46,6 +55,8 @@ export type AlertConfig = Pick<
 /**
  * The ongoing incident. `number` counts the monitor's incidents from 1 (the incident writer maps it to the row's
  * id). `next_reminder_at` is null while no reminder is due: reminders off, acknowledged, or recovering.
+ * `regions_down` lists, sorted, the regions that were confirmed down while it was open (absent from a state stored
+ * before regions were recorded: read as none).
  *
  * @since 0.1.0
  * @category models
@@ -59,7 +70,8 @@ export const Ongoing = Schema.Struct({
   recovering_since: Schema.NullOr(Schema.DateTimeUtc),
   recovered: Schema.Array(RecoveredStretch),
   reminders_sent: Schema.Int,
-  next_reminder_at: Schema.NullOr(Schema.DateTimeUtc)
+  next_reminder_at: Schema.NullOr(Schema.DateTimeUtc),
+  regions_down: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 }).annotations({ identifier: "OngoingIncident" })
 
 /**
@@ -71,7 +83,9 @@ export type Ongoing = typeof Ongoing.Type
 /**
  * The engine's state for one monitor. `seq` counts the steps that produced effects and stamps them; `opened`
  * counts incidents opened; `held` is true while an outage is confirmed but a maintenance window keeps it from
- * opening.
+ * opening. `reporting_since` is when the monitor's regions began reporting: its first result, or the first after
+ * every region had fallen silent; silence is counted from it as well as from each region's newest result
+ * (`RegionAgreement.Silence`). Null in a state stored before the silence rule.
  *
  * @since 0.1.0
  * @category models
@@ -81,7 +95,8 @@ export const State = Schema.Struct({
   opened: Schema.Int,
   held: Schema.Boolean,
   regions: Schema.Record({ key: Schema.String, value: Confirmation.Track }),
-  incident: Schema.NullOr(Ongoing)
+  incident: Schema.NullOr(Ongoing),
+  reporting_since: Schema.optionalWith(Schema.NullOr(Schema.DateTimeUtc), { default: () => null })
 }).annotations({ identifier: "IncidentEngineState" })
 
 /**
@@ -96,7 +111,7 @@ export type State = typeof State.Type
  * @since 0.1.0
  * @category constructors
  */
-export const initial: State = { seq: 0, opened: 0, held: false, regions: {}, incident: null }
+export const initial: State = { seq: 0, opened: 0, held: false, regions: {}, incident: null, reporting_since: null }
 
 /**
  * A check result from one region. `suppressed`: a running maintenance window with alert suppression covers the
@@ -119,7 +134,8 @@ export const Result = Schema.TaggedStruct("Result", {
 })
 
 /**
- * The clock: due reminders and the end of a recovery wait. The writer ticks a monitor at {@link wakeAt}.
+ * The clock: due reminders, the end of a recovery wait, and regions falling silent. The writer ticks a monitor at
+ * {@link wakeAt}.
  *
  * @since 0.1.0
  * @category events
@@ -170,7 +186,8 @@ const effectFields = { key: Schema.String, seq: Schema.Int }
 export const OpenIncident = Schema.TaggedStruct("OpenIncident", { ...effectFields, incident: Ongoing })
 
 /**
- * Write the incident row's new state. `change` says what moved, for the system note the timeline shows.
+ * Write the incident row's new state. `change` says what moved, for the system note the timeline shows
+ * (`regions`: more regions joined `regions_down`, and nothing else moved).
  *
  * @since 0.1.0
  * @category effects
@@ -178,7 +195,7 @@ export const OpenIncident = Schema.TaggedStruct("OpenIncident", { ...effectField
 export const UpdateIncident = Schema.TaggedStruct("UpdateIncident", {
   ...effectFields,
   incident: Ongoing,
-  change: Schema.Literal("impact", "acknowledged", "recovering", "resumed")
+  change: Schema.Literal("impact", "acknowledged", "recovering", "resumed", "regions")
 })
 
 /**
@@ -274,6 +291,12 @@ const recoveryFloor = (incident: Ongoing): DateTime.Utc => {
   return last === undefined ? incident.started_at : notBefore(last.until, incident.started_at)
 }
 
+// `more` added to `regions`, sorted; `regions` itself when nothing is new, so a caller can tell by identity.
+const joined = (regions: ReadonlyArray<string>, more: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const fresh = more.filter((region) => !regions.includes(region))
+  return fresh.length === 0 ? regions : [...regions, ...fresh].sort()
+}
+
 /**
  * The engine for a monitor's settings: fold one event into the state at `now`.
  *
@@ -285,6 +308,12 @@ export const step =
   (state: State, event: Event, now: DateTime.Utc): Step => {
     // The step is a pure function; inside it the new state and its effects are built up in order.
     let s = state
+    const silenceOf = (of: State): RegionAgreement.Silence => ({
+      interval_secs: config.interval,
+      reporting_since: of.reporting_since
+    })
+    const reporting = (of: State, at: DateTime.Utc) =>
+      config.regions.some((region) => RegionAgreement.reports(of.regions[region], silenceOf(of), at))
     const drafts: Array<Draft> = []
     const period = Math.max(0, config.recovery_period_secs)
 
@@ -292,7 +321,7 @@ export const step =
       s = { ...s, incident }
     }
 
-    const update = (incident: Ongoing, change: "impact" | "acknowledged" | "recovering" | "resumed") => {
+    const update = (incident: Ongoing, change: typeof UpdateIncident.Type.change) => {
       setIncident(incident)
       drafts.push({ _tag: "UpdateIncident", incident, change })
     }
@@ -355,13 +384,14 @@ export const step =
       setIncident({ ...incident, reminders_sent: sent, next_reminder_at: next ?? null })
     }
 
-    // Judge the regions' confirmed verdicts against the incident. `moved` names the region whose result was just
-    // taken: when it ends agreement, the recovery began when its passing streak did.
-    const evaluate = (at: DateTime.Utc, suppressed: boolean, moved: string | undefined) => {
-      const agreement = RegionAgreement.judge(config.region_policy, config.regions, s.regions)
+    // Judge the regions' confirmed verdicts against the incident at `at`. `passed` is when the passing streak began
+    // of a region the step's result just turned up. With no region reporting nothing is judged, so nothing changes.
+    const evaluate = (at: DateTime.Utc, suppressed: boolean, passed: DateTime.Utc | undefined) => {
+      const agreement = RegionAgreement.judge(config.region_policy, config.regions, s.regions, at, silenceOf(s))
+      if (agreement.verdict === "silent") return
       const incident = s.incident
       if (incident === null) {
-        if (!agreement.down) {
+        if (agreement.verdict !== "down") {
           s = { ...s, held: false }
         } else if (suppressed) {
           s = { ...s, held: true }
@@ -377,7 +407,8 @@ export const step =
             recovering_since: null,
             recovered: [],
             reminders_sent: 0,
-            next_reminder_at: reminderAfter(at, 0)
+            next_reminder_at: reminderAfter(at, 0),
+            regions_down: joined([], agreement.down)
           }
           s = { ...s, opened: opened.number, held: false, incident: opened }
           drafts.push({ _tag: "OpenIncident", incident: opened })
@@ -385,37 +416,44 @@ export const step =
         }
         return
       }
-      if (incident.recovering_since === null) {
-        if (agreement.down) {
-          if (agreement.impact !== incident.impact) update({ ...incident, impact: agreement.impact }, "impact")
+      // Every region confirmed down while the incident is open joins its list; a change rides on the step's update.
+      const regions_down = joined(incident.regions_down, agreement.down)
+      const current = regions_down === incident.regions_down ? incident : { ...incident, regions_down }
+      if (current.recovering_since === null) {
+        if (agreement.verdict === "down") {
+          if (agreement.impact !== current.impact) update({ ...current, impact: agreement.impact }, "impact")
+          else if (current !== incident) update(current, "regions")
           return
         }
-        const track = moved === undefined ? undefined : s.regions[moved]
-        const began = notBefore(
-          track !== undefined && !track.down && track.since !== null ? DateTime.min(track.since, at) : at,
-          recoveryFloor(incident)
-        )
+        // Agreement ended with the later of what could have ended it: a region turning up (its passing streak's
+        // start) and a region falling silent; with neither (a PATCH of the policy), now.
+        const silenced = agreement.since
+        const ended =
+          passed === undefined ? (silenced ?? at) : silenced === undefined ? passed : DateTime.max(passed, silenced)
+        const began = notBefore(DateTime.min(ended, at), recoveryFloor(current))
         if (period === 0) {
-          close(incident, began, "recovered", null, suppressed)
+          close(current, began, "recovered", null, suppressed)
         } else {
-          update({ ...incident, recovering_since: began, next_reminder_at: null }, "recovering")
+          update({ ...current, recovering_since: began, next_reminder_at: null }, "recovering")
         }
         return
       }
-      if (agreement.down) {
-        const from = incident.recovering_since
+      if (agreement.verdict === "down") {
+        const from = current.recovering_since
         const stretch: RecoveredStretch = { from, until: notBefore(agreement.since, from) }
-        const next_reminder_at = incident.acknowledged_at === null ? reminderAfter(at, incident.reminders_sent) : null
+        const next_reminder_at = current.acknowledged_at === null ? reminderAfter(at, current.reminders_sent) : null
         update(
           {
-            ...incident,
+            ...current,
             impact: agreement.impact,
             recovering_since: null,
-            recovered: [...incident.recovered, stretch],
+            recovered: [...current.recovered, stretch],
             next_reminder_at
           },
           "resumed"
         )
+      } else if (current !== incident) {
+        update(current, "regions")
       }
     }
 
@@ -433,21 +471,22 @@ export const step =
         // A result is judged at the moment it was taken (never later than now), then the clock catches up.
         const at = DateTime.min(event.checked_at, now)
         advance(at, event.suppressed)
-        s = {
-          ...s,
-          regions: {
-            ...s.regions,
-            [event.region]: Confirmation.take(
-              track,
-              event.status,
-              event.error,
-              event.checked_at,
-              event.at_once === true ? 1 : config.alert_confirmations
-            )
-          }
-        }
-        evaluate(at, event.suppressed, event.region)
+        // The first result, or the first after every region fell silent: the others get three intervals to report
+        // before they count as silent, so this one region does not decide alone.
+        if (!reporting(s, at)) s = { ...s, reporting_since: at }
+        const taken = Confirmation.take(
+          track,
+          event.status,
+          event.error,
+          event.checked_at,
+          event.at_once === true ? 1 : config.alert_confirmations
+        )
+        s = { ...s, regions: { ...s.regions, [event.region]: taken } }
+        const passed = track?.down === true && !taken.down && taken.since !== null ? taken.since : undefined
+        evaluate(at, event.suppressed, passed)
         advance(now, event.suppressed)
+        // A result taken a while ago (an agent's buffer): regions may have fallen silent between then and now.
+        evaluate(now, event.suppressed, undefined)
         reconcileReminders(now)
         break
       }
@@ -477,17 +516,45 @@ export const step =
   }
 
 /**
- * When the writer must tick the monitor next: the end of the recovery wait or the next reminder; undefined when
- * only a result can move it.
+ * When the writer must tick the monitor next: the end of the recovery wait, the next reminder, or the next moment
+ * one of several regions falls silent after `now`; undefined when only a result can move it.
  *
  * @since 0.1.0
  * @category transitions
  */
-export const wakeAt = (config: AlertConfig, state: State): DateTime.Utc | undefined => {
+export const wakeAt = (config: AlertConfig, state: State, now: DateTime.Utc): DateTime.Utc | undefined => {
   const incident = state.incident
-  if (incident === null) return undefined
-  if (incident.recovering_since !== null) {
-    return DateTime.add(incident.recovering_since, { seconds: Math.max(0, config.recovery_period_secs) })
-  }
-  return incident.next_reminder_at ?? undefined
+  const clock =
+    incident === null
+      ? undefined
+      : incident.recovering_since !== null
+        ? DateTime.add(incident.recovering_since, { seconds: Math.max(0, config.recovery_period_secs) })
+        : (incident.next_reminder_at ?? undefined)
+  const silence = RegionAgreement.nextSilence(config.regions, state.regions, now, {
+    interval_secs: config.interval,
+    reporting_since: state.reporting_since
+  })
+  if (clock === undefined) return silence
+  return silence === undefined ? clock : DateTime.min(clock, silence)
+}
+
+/**
+ * The monitor's per-region advisories at `now`: while no incident is open and the policy is not met, one per
+ * reporting region confirmed down, in the order of the monitor's regions; none otherwise (an open incident, an
+ * outage held by maintenance, every region silent).
+ *
+ * @since 0.1.0
+ * @category advisories
+ */
+export const advisories = (config: AlertConfig, state: State, now: DateTime.Utc): ReadonlyArray<RegionAdvisory> => {
+  if (state.incident !== null) return []
+  const agreement = RegionAgreement.judge(config.region_policy, config.regions, state.regions, now, {
+    interval_secs: config.interval,
+    reporting_since: state.reporting_since
+  })
+  if (agreement.verdict !== "up") return []
+  return agreement.down.flatMap((region) => {
+    const track = state.regions[region]
+    return track?.since == null ? [] : [{ region, status: track.status, since: track.since }]
+  })
 }

@@ -1,6 +1,6 @@
 /**
  * The rules of probe regions (decisions.md "Regions, probe agents and browser flows"): which regions an operator may
- * delete. Pure; the service loads the region with its live agent count and asks here.
+ * delete, and which may have agents. Pure; the service loads the region with its live agent count and asks here.
  *
  * @since 0.1.0
  */
@@ -40,3 +40,19 @@ export const deletionRefusal = (region: {
   }
   return Option.none()
 }
+
+/**
+ * Why an agent may not be minted for a region, if it may not: the built-in `local` region runs in the service itself,
+ * so an agent there would run its checks from another machine under its name (422 `REGION_INVALID` on `region_id`).
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const agentRefusal = (regionId: string): Option.Option<ApiError.ErrorOf<422>> =>
+  regionId === LOCAL
+    ? Option.some(
+        ApiError.make("REGION_INVALID", "The built-in region local runs in the service itself and takes no agents", {
+          field: "region_id"
+        })
+      )
+    : Option.none()

@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as ApiError from "./ApiError.js"
+import * as ManagedBy from "./ManagedBy.js"
 import type * as Plan from "./Plan.js"
 import * as PlanLimits from "./PlanLimits.js"
 import { PublicLocale } from "./PublicLocale.js"
@@ -560,6 +561,7 @@ export class StatusPage extends Schema.Class<StatusPage>("StatusPage")({
   live_url: Schema.String,
   logo_url: Schema.NullOr(Schema.String),
   write_source: WriteSource,
+  managed_by: ManagedBy.Field,
   created_at: Schema.DateTimeUtc,
   updated_at: Schema.DateTimeUtc
 }) {}

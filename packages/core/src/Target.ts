@@ -7,6 +7,8 @@
 import * as Schema from "effect/Schema"
 import { CheckSpec } from "./CheckSpec.js"
 import { OrgId } from "./Identity.js"
+import * as ManagedBy from "./ManagedBy.js"
+import { RegionAdvisory } from "./RegionAdvisory.js"
 import * as RequestBody from "./RequestBody.js"
 
 /**
@@ -122,7 +124,10 @@ export const PatchTarget = RequestBody.Struct({
 export type PatchTarget = typeof PatchTarget.Type
 
 /**
- * A target as the service answers it, credentials redacted.
+ * A target as the service answers it, credentials redacted. `advisories` lists the regions confirmed down while the
+ * `region_policy` is not met and no incident of the monitor is open (decisions.md "Regions, probe agents and browser
+ * flows"); a new monitor has none, which is also what an answer stored before the field reads as. `managed_by` names
+ * the config project and key that manage the monitor (`ManagedBy`), null when nobody does.
  *
  * @since 0.1.0
  * @category models
@@ -133,6 +138,8 @@ export class Target extends Schema.Class<Target>("Target")({
   created_at: Schema.DateTimeUtc,
   updated_at: Schema.DateTimeUtc,
   write_source: WriteSource,
+  // Every answer carries it; the default reads an answer recorded before the field (an Idempotency-Key replay).
+  managed_by: Schema.optionalWith(ManagedBy.Field, { default: () => null }),
   name: Schema.String,
   // Output: the stored check, redacted; encoded as-is (no defaults to fill on the way out).
   check: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
@@ -146,7 +153,8 @@ export class Target extends Schema.Class<Target>("Target")({
   renotify_interval_secs: Schema.Int,
   recovery_period_secs: Schema.Int,
   region_policy: Schema.Union(Schema.Literal("any", "majority", "all"), Schema.Struct({ count: Schema.Int })),
-  regions: Schema.Array(Schema.String)
+  regions: Schema.Array(Schema.String),
+  advisories: Schema.optionalWith(Schema.Array(RegionAdvisory), { default: () => [] })
 }) {}
 
 /**

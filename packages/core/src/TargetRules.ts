@@ -190,7 +190,8 @@ const unique = (values: ReadonlyArray<string>): ReadonlyArray<string> => [...new
 // Heartbeat and manual monitors are evaluated by the service itself, never on a regional probe.
 const localOnly = (kind: CheckKind): boolean => kind === "heartbeat" || kind === "manual"
 
-const defaultRegions: ReadonlyArray<string> = ["local"]
+// Where the service evaluates a monitor itself (heartbeat, manual), whatever the instance's default regions.
+const serviceRegions: ReadonlyArray<string> = ["local"]
 
 // The fields of a check whose values the shape alone cannot judge. The flow gate is create-only: a flow monitor
 // stored before its plan switched the kind off must stay editable (to pause or trim it).
@@ -310,9 +311,11 @@ export const probeable = (kind: CheckKind, field: string | null = null): Option.
     : Option.none()
 
 /**
- * Whether a check of this kind can run in the given regions: a flow needs a browser, so at least one of its regions
- * must have a flow-capable agent, 422 `NO_FLOW_CAPABLE_AGENT` otherwise (`field` names where the regions came from,
- * `details.regions` lists them). Other kinds run anywhere.
+ * Whether a check of this kind can run in the given regions: a flow needs a browser, so every one of its regions
+ * must be flow-capable (decisions.md: "a flow monitor whose regions include one that is not is 422"), 422
+ * `NO_FLOW_CAPABLE_AGENT` otherwise (`field` names where the regions came from, `details.regions` lists the regions
+ * that cannot run it). A region that could not run the flow would record an error every interval and count as a
+ * region that never agrees. Other kinds run anywhere.
  *
  * @since 0.2.0
  * @category kinds
@@ -322,15 +325,19 @@ export const placement = (
   regions: ReadonlyArray<string>,
   flowCapable: (region: string) => boolean,
   field: string | null = null
-): Option.Option<ApiError.ErrorOf<422>> =>
-  kind === "flow" && !regions.some(flowCapable)
-    ? Option.some(
-        ApiError.make("NO_FLOW_CAPABLE_AGENT", "None of these regions has an agent that can run a browser flow", {
-          field,
-          details: { regions }
-        })
+): Option.Option<ApiError.ErrorOf<422>> => {
+  if (kind !== "flow") return Option.none()
+  const incapable = regions.filter((region) => !flowCapable(region))
+  return incapable.length === 0
+    ? Option.none()
+    : Option.some(
+        ApiError.make(
+          "NO_FLOW_CAPABLE_AGENT",
+          `No agent that can run a browser flow serves ${incapable.map((r) => `"${r}"`).join(", ")}`,
+          { field, details: { regions: incapable } }
+        )
       )
-    : Option.none()
+}
 
 const policyRule = (policy: RegionPolicy, regions: ReadonlyArray<string>): Violation | undefined =>
   typeof policy === "object" && policy.count > regions.length
@@ -343,15 +350,21 @@ const policyRule = (policy: RegionPolicy, regions: ReadonlyArray<string>): Viola
     : undefined
 
 /**
- * A create body as the target to store, every default filled in, or the first rule it breaks.
+ * A create body as the target to store, every default filled in, or the first rule it breaks. A probe monitor
+ * created without `regions` probes from `defaultRegions` (the instance's `checker.default_regions`); a heartbeat or
+ * manual monitor is evaluated by the service itself and is stored with `["local"]` whatever that setting says.
  *
  * @since 0.1.0
  * @category resolution
  */
-export const resolveCreate = (input: CreateTarget, plan: Plan.Plan): Either.Either<ResolvedTarget, Violation> => {
+export const resolveCreate = (
+  input: CreateTarget,
+  plan: Plan.Plan,
+  defaultRegions: ReadonlyArray<string> = serviceRegions
+): Either.Either<ResolvedTarget, Violation> => {
   const kind = input.check.type
   // A region named twice is one probe region, and a count policy must compare with distinct regions.
-  const regions = unique(input.regions ?? defaultRegions)
+  const regions = unique(input.regions ?? (localOnly(kind) ? serviceRegions : defaultRegions))
   const resolved: ResolvedTarget = {
     name: input.name,
     check: input.check,

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as ManagedBy from "./ManagedBy.js"
 import * as RequestBody from "./RequestBody.js"
 
 /**
@@ -49,12 +50,15 @@ export const CreateVariable = RequestBody.Struct({
 export type CreateVariable = typeof CreateVariable.Type
 
 /**
- * `PATCH /api/v1/variables/{id}`: a new value (a rotation); the key and `is_secret` are fixed at create.
+ * `PATCH /api/v1/variables/{id}`: a new value (a rotation); the key and `is_secret` are fixed at create. Without
+ * `value` the stored one stays: `{}` with the `Signalman-Managed-By` header only adopts the variable.
  *
  * @since 0.1.0
  * @category requests
  */
-export const RotateVariable = RequestBody.Struct({ value }).annotations({ identifier: "RotateVariable" })
+export const RotateVariable = RequestBody.Struct({ value: Schema.optionalWith(value, { exact: true }) }).annotations({
+  identifier: "RotateVariable"
+})
 
 /**
  * @since 0.1.0
@@ -63,8 +67,8 @@ export const RotateVariable = RequestBody.Struct({ value }).annotations({ identi
 export type RotateVariable = typeof RotateVariable.Type
 
 /**
- * A variable as the service answers it: `value` is null for a secret, and `used_by` counts the org's monitors
- * that reference the key.
+ * A variable as the service answers it: `value` is null for a secret, `used_by` counts the org's monitors that
+ * reference the key, and `managed_by` names the config project and key that manage it (null when nobody does).
  *
  * @since 0.1.0
  * @category models
@@ -74,5 +78,6 @@ export class Variable extends Schema.Class<Variable>("Variable")({
   key: Schema.String,
   is_secret: Schema.Boolean,
   value: Schema.NullOr(Schema.String),
-  used_by: Schema.Int
+  used_by: Schema.Int,
+  managed_by: ManagedBy.Field
 }) {}

@@ -53,6 +53,10 @@ export * as MaintenanceWindow from "./MaintenanceWindow.js"
 /**
  * @since 0.2.0
  */
+export * as ManagedBy from "./ManagedBy.js"
+/**
+ * @since 0.2.0
+ */
 export * as MonitorShare from "./MonitorShare.js"
 /**
  * @since 0.1.0
@@ -74,6 +78,10 @@ export * as PublicLocale from "./PublicLocale.js"
  * @since 0.2.0
  */
 export * as PublicStatus from "./PublicStatus.js"
+/**
+ * @since 0.1.0
+ */
+export * as RegionAdvisory from "./RegionAdvisory.js"
 /**
  * @since 0.1.0
  */

@@ -247,6 +247,19 @@ describe("CheckSpec", () => {
       expect(refused({ ...minimal.ping, timeout: 60.5 })).toBe(true)
     })
 
+    it("a flow's timeout defaults to 60 s, at most 120; its step_timeout to 10 s, at most 60", () => {
+      expect(decoded(minimal.flow)).toMatchObject({ timeout: 60, step_timeout: 10 })
+      expect(decoded({ ...minimal.flow, timeout: 120, step_timeout: 60 })).toMatchObject({
+        timeout: 120,
+        step_timeout: 60
+      })
+      expect(refused({ ...minimal.flow, timeout: 120.5 })).toBe(true)
+      expect(refused({ ...minimal.flow, timeout: 300 })).toBe(true)
+      expect(refused({ ...minimal.flow, timeout: 0 })).toBe(true)
+      expect(refused({ ...minimal.flow, step_timeout: 60.5 })).toBe(true)
+      expect(refused({ ...minimal.flow, step_timeout: 0 })).toBe(true)
+    })
+
     it("method, ip_version and record_type accept only their listed values", () => {
       expect(refused({ ...minimal.http, method: "get" })).toBe(true)
       expect(refused({ ...minimal.http, ip_version: "ipv5" })).toBe(true)

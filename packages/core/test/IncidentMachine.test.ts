@@ -11,6 +11,7 @@ const iso = (time: DateTime.Utc | null | undefined) => (time == null ? time : Da
 
 const config = (over: Partial<IncidentMachine.AlertConfig> = {}): IncidentMachine.AlertConfig => ({
   alert_confirmations: 2,
+  interval: 60,
   notify_recovery: true,
   renotify_interval_secs: 3600,
   recovery_period_secs: 0,
@@ -213,7 +214,7 @@ describe("IncidentMachine: recovery", () => {
       null
     ])
     expect(state.incident).toBeNull()
-    expect(IncidentMachine.wakeAt(config(), state)).toBeUndefined()
+    expect(IncidentMachine.wakeAt(config(), state, at(180))).toBeUndefined()
   })
 
   it("notify_recovery false closes silently", () => {
@@ -227,7 +228,7 @@ describe("IncidentMachine: recovery", () => {
     expect(tags(waiting.effects)).toEqual(["Update:recovering"])
     expect(iso(waiting.state.incident?.recovering_since)).toBe("2026-11-22T10:02:00.000Z")
     expect(waiting.state.incident?.next_reminder_at).toBeNull()
-    expect(iso(IncidentMachine.wakeAt(cfg, waiting.state))).toBe("2026-11-22T10:05:00.000Z")
+    expect(iso(IncidentMachine.wakeAt(cfg, waiting.state, at(180)))).toBe("2026-11-22T10:05:00.000Z")
     expect(run(cfg, [tick(299)], waiting.state).effects).toEqual([])
     const closed = run(cfg, [tick(300)], waiting.state)
     expect(tags(closed.effects)).toEqual(["CloseIncident", "Notify:recovered"])
@@ -286,7 +287,7 @@ describe("IncidentMachine: reminders", () => {
     let state = run(cfg, downs(2, 0)).state
     const sentAt: Array<number> = []
     for (let i = 0; i < 8; i++) {
-      const due = IncidentMachine.wakeAt(cfg, state)
+      const due = IncidentMachine.wakeAt(cfg, state, at(60))
       if (due === undefined) throw new Error("no reminder scheduled")
       const secs = (DateTime.toEpochMillis(due) - DateTime.toEpochMillis(t0)) / 1000
       const next = run(cfg, [tick(secs)], state)
@@ -312,7 +313,7 @@ describe("IncidentMachine: reminders", () => {
   it("0 sends no reminders", () => {
     const cfg = config({ renotify_interval_secs: 0 })
     const state = run(cfg, downs(2, 0)).state
-    expect(IncidentMachine.wakeAt(cfg, state)).toBeUndefined()
+    expect(IncidentMachine.wakeAt(cfg, state, at(60))).toBeUndefined()
     expect(run(cfg, [tick(86_400 * 3)], state).effects).toEqual([])
   })
 
@@ -331,7 +332,7 @@ describe("IncidentMachine: reminders", () => {
     expect(tags(acked.effects)).toEqual(["Update:acknowledged"])
     expect(iso(acked.state.incident?.acknowledged_at)).toBe(iso(at(300)))
     expect(acked.state.incident?.acknowledged_by).toBe("user-1")
-    expect(IncidentMachine.wakeAt(cfg, acked.state)).toBeUndefined()
+    expect(IncidentMachine.wakeAt(cfg, acked.state, at(300))).toBeUndefined()
     expect(run(cfg, [tick(660), tick(5000), ...downs(3, 6000)], acked.state).effects).toEqual([])
     expect(run(cfg, [acknowledge(1, 400)], acked.state).effects).toEqual([])
     expect(run(cfg, [acknowledge(2, 400)], state).effects).toEqual([])
@@ -562,7 +563,7 @@ describe("IncidentMachine laws", () => {
       let state = run(cfg, downs(2, 0)).state
       let last = 60
       for (let i = 0; i < reminders; i++) {
-        const due = IncidentMachine.wakeAt(cfg, state)
+        const due = IncidentMachine.wakeAt(cfg, state, at(last))
         expect(due).toBeDefined()
         if (due === undefined) return
         const secs = secsOf(due)
@@ -574,7 +575,7 @@ describe("IncidentMachine laws", () => {
         last = secs
       }
       const stopped = run(cfg, [stop === "acknowledge" ? acknowledge(1, last + 1) : resolve(1, last + 1)], state)
-      expect(IncidentMachine.wakeAt(cfg, stopped.state)).toBeUndefined()
+      expect(IncidentMachine.wakeAt(cfg, stopped.state, at(last + 1))).toBeUndefined()
       const later = run(cfg, [tick(last + 400_000), tick(last + 4_000_000)], stopped.state)
       expect(notifications(later.effects)).toEqual([])
     }
@@ -601,6 +602,7 @@ describe("IncidentMachine laws", () => {
   )
   const cfgArb = FastCheck.record({
     alert_confirmations: FastCheck.integer({ min: 1, max: 3 }),
+    interval: FastCheck.constantFrom(30, 60, 300),
     notify_recovery: FastCheck.boolean(),
     renotify_interval_secs: FastCheck.constantFrom(0, 60, 600, 100_000),
     recovery_period_secs: FastCheck.constantFrom(0, 120, 900),

@@ -19,3 +19,15 @@ describe("Region.deletionRefusal", () => {
     assert.isTrue(Option.isNone(Region.deletionRefusal({ id: "eu-west", agents: 0 })))
   })
 })
+
+describe("Region.agentRefusal", () => {
+  it("the built-in local region takes no agents: REGION_INVALID on region_id", () => {
+    const refusal = Option.getOrThrow(Region.agentRefusal(Region.LOCAL))
+    assert.strictEqual(refusal.code, "REGION_INVALID")
+    assert.strictEqual(refusal.field, "region_id")
+  })
+
+  it("any other region may have agents", () => {
+    assert.isTrue(Option.isNone(Region.agentRefusal("eu-west")))
+  })
+})

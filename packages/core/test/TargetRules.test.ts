@@ -139,6 +139,33 @@ describe("TargetRules", () => {
   })
 
   describe("resolveCreate", () => {
+    it("a probe monitor without regions gets the instance's default regions; heartbeat and manual stay local", () => {
+      const body = (check: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+        Schema.decodeUnknownSync(Target.CreateTarget)({ name: "Monitor", check, ...extra })
+      const defaults = ["eu-west", "us-east"]
+      const regionsOf = (resolved: Either.Either<TargetRules.ResolvedTarget, TargetRules.Violation>) =>
+        Either.getOrThrow(resolved).regions
+      expect(regionsOf(TargetRules.resolveCreate(body({ type: "http", url: "https://example.com" }), free))).toEqual([
+        "local"
+      ])
+      expect(
+        regionsOf(TargetRules.resolveCreate(body({ type: "http", url: "https://example.com" }), free, defaults))
+      ).toEqual(defaults)
+      expect(
+        regionsOf(
+          TargetRules.resolveCreate(
+            body({ type: "http", url: "https://example.com" }, { regions: ["ap"] }),
+            free,
+            defaults
+          )
+        )
+      ).toEqual(["ap"])
+      expect(
+        regionsOf(TargetRules.resolveCreate(body({ type: "heartbeat", period: 3600, grace: 60 }), free, defaults))
+      ).toEqual(["local"])
+      expect(regionsOf(TargetRules.resolveCreate(body({ type: "manual" }), free, defaults))).toEqual(["local"])
+    })
+
     it("a create fills every omitted field with its default", () => {
       expect(accepted(create({ check: http }))).toEqual({
         name: "Monitor",
@@ -525,11 +552,13 @@ describe("TargetRules kinds", () => {
     }
   })
 
-  it("a flow needs one flow-capable region: 422 NO_FLOW_CAPABLE_AGENT listing the regions; other kinds run anywhere", () => {
-    const capable = (r: string) => r === "eu-west"
+  it("a flow needs every region flow-capable: 422 NO_FLOW_CAPABLE_AGENT listing those that are not; other kinds run anywhere", () => {
+    const capable = (r: string) => r === "eu-west" || r === "local"
     const refusal = Option.getOrThrow(TargetRules.placement("flow", ["local", "us-east"], capable, "regions"))
     expect(refusal).toMatchObject({ status: 422, code: "NO_FLOW_CAPABLE_AGENT", field: "regions" })
-    expect(refusal.details).toEqual({ regions: ["local", "us-east"] })
+    expect(refusal.details).toEqual({ regions: ["us-east"] })
+    const mixed = Option.getOrThrow(TargetRules.placement("flow", ["eu-west", "us-east", "ap-south"], capable))
+    expect(mixed.details).toEqual({ regions: ["us-east", "ap-south"] })
     expect(Option.isNone(TargetRules.placement("flow", ["local", "eu-west"], capable))).toBe(true)
     expect(Option.isNone(TargetRules.placement("http", ["local"], () => false))).toBe(true)
   })

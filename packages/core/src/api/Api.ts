@@ -7,6 +7,7 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as ApiError from "../ApiError.js"
+import { AgentApi } from "./Agent.js"
 import { AuthApi } from "./Auth.js"
 import { ChannelsApi } from "./Channels.js"
 import { HeartbeatsApi } from "./Heartbeats.js"
@@ -46,6 +47,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(IncidentsApi)
   .add(StatusPagesApi)
   .add(OperatorApi)
+  .add(AgentApi)
   .add(PublicApi)
   // Errors any route can answer with, whatever its own errors: malformed bodies, unknown routes, server faults.
   .addError(ApiError.Wire.BadRequest)

@@ -10,20 +10,22 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
 import { Channel, ChannelId, ChannelKind, CreateChannel, CreatedChannel, PatchChannel } from "../Channel.js"
+import * as ManagedBy from "../ManagedBy.js"
 import { TestDelivery } from "../Notification.js"
 import * as Pagination from "../Pagination.js"
 import { Authentication } from "./Authentication.js"
 import { requires } from "./RequiredScope.js"
 
 /**
- * The query of `GET /api/v1/channels`: paging, and an optional kind.
+ * The query of `GET /api/v1/channels`: paging, an optional kind, and an optional config project (`managed_by`).
  *
  * @since 0.1.0
  * @category requests
  */
 export const ListChannels = Schema.Struct({
   ...Pagination.query,
-  kind: Schema.optionalWith(ChannelKind, { exact: true })
+  kind: Schema.optionalWith(ChannelKind, { exact: true }),
+  managed_by: Schema.optionalWith(ManagedBy.Project, { exact: true })
 })
 
 /**
@@ -46,7 +48,11 @@ export class ChannelsApi extends HttpApiGroup.make("channels")
       .annotateContext(requires("channels:read"))
       .setUrlParams(ListChannels)
       .addSuccess(ChannelPage)
-      .annotate(OpenApi.Description, "The org's notification channels by name; secrets read ***. Scope channels:read.")
+      .annotate(
+        OpenApi.Description,
+        "The org's notification channels by name; secrets read ***. Filter by kind or managed_by (a config " +
+          "project). Scope channels:read."
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/channels/:id")
@@ -59,15 +65,17 @@ export class ChannelsApi extends HttpApiGroup.make("channels")
     HttpApiEndpoint.post("create", "/channels")
       .annotateContext(requires("channels:write"))
       .setPayload(CreateChannel)
+      .setHeaders(ManagedBy.Headers)
       .addSuccess(CreatedChannel, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
       .addError(ApiError.Wire.Forbidden)
+      .addError(ApiError.Wire.Conflict)
       .addError(ApiError.Wire.UnprocessableEntity)
       .annotate(
         OpenApi.Description,
         "Create a channel; 201 with a Location header. A webhook created without a secret gets one, shown once as " +
           "signing_secret. Past max_notification_channels is 422 QUOTA_EXCEEDED; sms without the plan's " +
-          "sms_alerts_enabled is 403 SMS_ALERTS_DISABLED. Scope channels:write."
+          `sms_alerts_enabled is 403 SMS_ALERTS_DISABLED. ${ManagedBy.WRITE_NOTE} Scope channels:write.`
       )
   )
   .add(
@@ -75,14 +83,16 @@ export class ChannelsApi extends HttpApiGroup.make("channels")
       .annotateContext(requires("channels:write"))
       .setPath(channelPath)
       .setPayload(PatchChannel)
+      .setHeaders(ManagedBy.Headers)
       .addSuccess(Channel)
       .addError(ApiError.Wire.BadRequest)
       .addError(ApiError.Wire.Forbidden)
+      .addError(ApiError.Wire.Conflict)
       .addError(ApiError.Wire.UnprocessableEntity)
       .annotate(
         OpenApi.Description,
         "Change name, enabled or config. A config replaces the stored one whole; a secret sent as *** keeps the " +
-          "stored value. The kind is fixed. Scope channels:write."
+          `stored value. The kind is fixed. ${ManagedBy.WRITE_NOTE} Scope channels:write.`
       )
   )
   .add(

@@ -17,6 +17,7 @@ import * as Pagination from "../Pagination.js"
 import * as RequestBody from "../RequestBody.js"
 import { TargetId } from "../Target.js"
 import { Authentication } from "./Authentication.js"
+import { RegionId } from "./Operator.js"
 import { requires } from "./RequiredScope.js"
 
 /**
@@ -34,7 +35,8 @@ export type IncidentId = typeof IncidentId.Type
 /**
  * An incident as every read shows it. `number` counts a monitor's incidents from 1 (null on a declared one);
  * `title` falls back to the monitor's name while nobody has given one; `components` are the monitors a declared
- * incident names (a monitor-opened incident lists its own monitor).
+ * incident names (a monitor-opened incident lists its own monitor). `regions_down` lists, sorted, the probe regions
+ * that were confirmed down while a monitor-opened incident was open (it only grows); empty on a declared one.
  *
  * @since 0.1.0
  * @category models
@@ -60,6 +62,7 @@ export class Incident extends Schema.Class<Incident>("Incident")({
   close_reason: Schema.NullOr(Schema.Literal("recovered", "resolved")),
   recovering_since: Schema.NullOr(Schema.DateTimeUtc),
   recovered: Schema.Array(RecoveredStretch),
+  regions_down: Schema.Array(Schema.String),
   created_by: Schema.NullOr(Schema.String),
   created_at: Schema.DateTimeUtc,
   updated_at: Schema.DateTimeUtc
@@ -100,7 +103,16 @@ export class IncidentDetail extends Incident.extend<IncidentDetail>("IncidentDet
 const instant = Schema.optionalWith(Schema.DateTimeUtc, { exact: true })
 
 /**
- * The query of `GET /api/v1/incidents`: `status` (default `all`), a monitor, and a range the incident overlaps.
+ * A region id in a query string: incidents whose `regions_down` include it.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+const region = Schema.optionalWith(RegionId, { exact: true })
+
+/**
+ * The query of `GET /api/v1/incidents`: `status` (default `all`), a monitor, a region its `regions_down`
+ * include, and a range the incident overlaps.
  *
  * @since 0.1.0
  * @category requests
@@ -109,6 +121,7 @@ export const ListIncidents = Schema.Struct({
   ...Pagination.query,
   status: Schema.optionalWith(Schema.Literal("open", "closed", "all"), { default: () => "all" as const }),
   target_id: Schema.optionalWith(TargetId, { exact: true }),
+  region,
   from: instant,
   to: instant
 })
@@ -243,7 +256,7 @@ export const IncidentMetrics = Schema.Struct({
 
 /**
  * The query of `GET /api/v1/targets/{id}/incidents`: periods overlapping `[from, to)`; `ongoing_only` keeps the
- * period still open.
+ * period still open; `region` merges only the monitor's own incidents whose `regions_down` include it.
  *
  * @since 0.1.0
  * @category requests
@@ -252,7 +265,8 @@ export const ListIncidentPeriods = Schema.Struct({
   ...Pagination.query,
   from: instant,
   to: instant,
-  ongoing_only: Schema.optionalWith(Schema.BooleanFromString, { default: () => false })
+  ongoing_only: Schema.optionalWith(Schema.BooleanFromString, { default: () => false }),
+  region
 })
 
 /**
@@ -297,8 +311,8 @@ export class IncidentsApi extends HttpApiGroup.make("incidents")
       .addSuccess(IncidentPage)
       .annotate(
         OpenApi.Description,
-        "The org's incidents, latest start first; status open|closed|all, target_id, and a from/to range the " +
-          "incident overlaps. Scope incidents:read."
+        "The org's incidents, latest start first; status open|closed|all, target_id, region (incidents whose " +
+          "regions_down include it), and a from/to range the incident overlaps. Scope incidents:read."
       )
   )
   .add(

@@ -11,6 +11,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
 import * as MaintenanceWindow from "../MaintenanceWindow.js"
+import * as ManagedBy from "../ManagedBy.js"
 import * as Pagination from "../Pagination.js"
 import * as RequestBody from "../RequestBody.js"
 import { TargetId, WriteSource } from "../Target.js"
@@ -208,6 +209,7 @@ export class MaintenanceWindowResource extends Schema.Class<MaintenanceWindowRes
   deleted_at: Schema.NullOr(Schema.DateTimeUtc),
   deleted_by: Schema.NullOr(Schema.String),
   write_source: WriteSource,
+  managed_by: ManagedBy.Field,
   created_by: Schema.NullOr(Schema.String),
   created_at: Schema.DateTimeUtc,
   updated_at: Schema.DateTimeUtc,
@@ -215,14 +217,16 @@ export class MaintenanceWindowResource extends Schema.Class<MaintenanceWindowRes
 }) {}
 
 /**
- * The query of `GET /api/v1/maintenance`: paging and a status filter (default `all`).
+ * The query of `GET /api/v1/maintenance`: paging, a status filter (default `all`) and an optional config project
+ * (`managed_by`).
  *
  * @since 0.1.0
  * @category requests
  */
 export const ListMaintenanceWindows = Schema.Struct({
   ...Pagination.query,
-  status: Schema.optionalWith(MaintenanceWindow.StatusFilter, { default: () => "all" as const })
+  status: Schema.optionalWith(MaintenanceWindow.StatusFilter, { default: () => "all" as const }),
+  managed_by: Schema.optionalWith(ManagedBy.Project, { exact: true })
 })
 
 /**
@@ -248,7 +252,8 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       .annotate(
         OpenApi.Description,
         "The org's windows: status active (running), upcoming (not started; soonest first), past (completed or " +
-          "cancelled) or all; every list but upcoming is latest start first. Scope maintenance:read."
+          "cancelled) or all; every list but upcoming is latest start first. managed_by (a config project) keeps " +
+          "that project's. Scope maintenance:read."
       )
   )
   .add(
@@ -262,15 +267,17 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
     HttpApiEndpoint.post("create", "/maintenance")
       .annotateContext(requires("maintenance:write"))
       .setPayload(CreateMaintenanceWindow)
+      .setHeaders(ManagedBy.Headers)
       .addSuccess(MaintenanceWindowResource, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.Conflict)
       .addError(ApiError.Wire.UnprocessableEntity)
       .annotate(
         OpenApi.Description,
         "Schedule a window; 201 with a Location header. It must end after it starts and in the future; a start in " +
           "the past runs it at once. Every component must be a monitor of the org (400 on components[i]). Past " +
           "max_maintenance_windows (windows not ended nor cancelled, across the account) is 422 QUOTA_EXCEEDED. " +
-          "Scope maintenance:write."
+          `${ManagedBy.WRITE_NOTE} An ended or cancelled window holds no key. Scope maintenance:write.`
       )
   )
   .add(
@@ -278,14 +285,16 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       .annotateContext(requires("maintenance:write"))
       .setPath(windowPath)
       .setPayload(PatchMaintenanceWindow)
+      .setHeaders(ManagedBy.Headers)
       .addSuccess(MaintenanceWindowResource)
       .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.Conflict)
       .addError(ApiError.Wire.UnprocessableEntity)
       .annotate(
         OpenApi.Description,
         "Edit an upcoming or running window. A running window's start is fixed; its ends_at at or before now ends " +
-          "it now. An ended window is 422 MAINTENANCE_ENDED, a cancelled one 422 MAINTENANCE_CANCELLED. Scope " +
-          "maintenance:write."
+          "it now. An ended window is 422 MAINTENANCE_ENDED, a cancelled one 422 MAINTENANCE_CANCELLED. " +
+          `${ManagedBy.WRITE_NOTE} Scope maintenance:write.`
       )
   )
   .add(

@@ -43,12 +43,13 @@ const regionFields = {
   continent: Schema.NullOr(Schema.Literal("AF", "AN", "AS", "EU", "NA", "OC", "SA")),
   latitude: Schema.NullOr(Schema.Number.pipe(Schema.between(-90, 90))),
   longitude: Schema.NullOr(Schema.Number.pipe(Schema.between(-180, 180))),
-  enabled: Schema.Boolean,
-  flow_capable: Schema.Boolean
+  enabled: Schema.Boolean
 }
 
 /**
- * A probe region as operators see it.
+ * A probe region as operators see it. `flow_capable` is computed, never set: whether a browser flow can run there
+ * now (an agent of the region that is not revoked reported a browser and was seen in the last 5 minutes; for
+ * `local`, a process of the service that runs its checks has a browser).
  *
  * @since 0.1.0
  * @category models
@@ -56,6 +57,7 @@ const regionFields = {
 export class OperatorRegion extends Schema.Class<OperatorRegion>("OperatorRegion")({
   id: RegionId,
   ...regionFields,
+  flow_capable: Schema.Boolean,
   agents: Schema.Int
 }) {}
 
@@ -73,8 +75,7 @@ export const CreateRegion = RequestBody.Struct({
   continent: optional(regionFields.continent),
   latitude: optional(regionFields.latitude),
   longitude: optional(regionFields.longitude),
-  enabled: optional(regionFields.enabled),
-  flow_capable: optional(regionFields.flow_capable)
+  enabled: optional(regionFields.enabled)
 }).annotations({ identifier: "CreateRegion" })
 
 /**
@@ -88,8 +89,7 @@ export const UpdateRegion = RequestBody.Struct({
   continent: optional(regionFields.continent),
   latitude: optional(regionFields.latitude),
   longitude: optional(regionFields.longitude),
-  enabled: optional(regionFields.enabled),
-  flow_capable: optional(regionFields.flow_capable)
+  enabled: optional(regionFields.enabled)
 }).annotations({ identifier: "UpdateRegion" })
 
 /**
@@ -102,7 +102,14 @@ export class Agent extends Schema.Class<Agent>("Agent")({
   name: Schema.String,
   prefix: Schema.String,
   created_at: Schema.DateTimeUtc,
-  last_seen_at: Schema.NullOr(Schema.DateTimeUtc)
+  /** The agent's last sign of life: its hello, a delivery, or its open stream (refreshed every few seconds). */
+  last_seen_at: Schema.NullOr(Schema.DateTimeUtc),
+  /** What the agent reported in its last hello; null until its first. */
+  version: Schema.NullOr(Schema.String),
+  browser: Schema.NullOr(Schema.String),
+  concurrency: Schema.NullOr(Schema.Int),
+  /** Whether the agent has a stream open now. */
+  connected: Schema.Boolean
 }) {}
 
 /**

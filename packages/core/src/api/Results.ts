@@ -1,11 +1,13 @@
 /**
  * Running a stored monitor now and reading what the engine stored (`/api/v1/targets/{id}/check-now`,
- * `/results`, `/latency`, `/latency/by-region`, `/uptime`) and the dashboard summary.
+ * `/results`, a failed flow's `/results/{result_id}/screenshot`, `/latency`, `/latency/by-region`, `/uptime`,
+ * `/flow-steps`) and the dashboard summary.
  *
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
@@ -16,6 +18,15 @@ import { Authentication } from "./Authentication.js"
 import { requires } from "./RequiredScope.js"
 
 const targetPath = Schema.Struct({ id: TargetId })
+
+/**
+ * The path of a result's screenshot. Results have no id of their own: `result_id` is the id of the evidence kept
+ * beside the result, as its `details.screenshot_url` names it.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const ScreenshotPath = Schema.Struct({ id: TargetId, result_id: Schema.UUID })
 
 const range = {
   /** Start of the range (ISO 8601); defaults to 24 hours before `to`, and is held within the plan's retention. */
@@ -137,6 +148,60 @@ export const Uptime = Schema.Struct({
 }).annotations({ identifier: "Uptime" })
 
 /**
+ * One time bucket of a flow step's series: how many runs of the flow ran the step (`count`: passed or failed; a
+ * skipped step was not run and is no sample), how many of them failed it, and the mean and 95th percentile of
+ * their durations (exact, from the raw results). Results with status `error` are left out: the check could not
+ * judge. Buckets where the step never ran are omitted.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const FlowStepPoint = Schema.Struct({
+  at: Schema.DateTimeUtc,
+  count: Schema.Int,
+  failures: Schema.Int,
+  mean_ms: Schema.NullOr(Schema.Number),
+  p95_ms: Schema.NullOr(Schema.Number)
+}).annotations({ identifier: "FlowStepPoint" })
+
+/**
+ * One step of a flow (by its index and action) and its series. A flow edited within the range may show one index
+ * twice, once per action it had.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const FlowStepSeries = Schema.Struct({
+  index: Schema.Int,
+  action: Schema.String,
+  series: Schema.Array(FlowStepPoint)
+}).annotations({ identifier: "FlowStepSeries" })
+
+/**
+ * `GET /targets/{id}/flow-steps`: per-step series over the range, in buckets of `bucket_secs` (chosen as for
+ * `/latency`), steps by index. Read from raw results, so `from` is also held within the plan's `raw_days`. A monitor
+ * of another kind has no steps: `steps` is empty.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const FlowSteps = Schema.Struct({
+  from: Schema.DateTimeUtc,
+  to: Schema.DateTimeUtc,
+  region: Schema.NullOr(Schema.String),
+  bucket_secs: Schema.Int,
+  steps: Schema.Array(FlowStepSeries)
+}).annotations({ identifier: "FlowSteps" })
+
+/**
+ * A failed flow's screenshot: the PNG bytes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Screenshot = HttpApiSchema.Uint8Array({ contentType: "image/png" })
+
+/**
  * `GET /dashboard/summary`: the org at a glance, cached 5 s per org.
  *
  * @since 0.1.0
@@ -170,11 +235,15 @@ export class ResultsApi extends HttpApiGroup.make("results")
       .addError(ApiError.Wire.NotFound)
       .addError(ApiError.Wire.UnprocessableEntity)
       .addError(ApiError.Wire.TooManyRequests)
+      .addError(ApiError.Wire.ServiceUnavailable)
       .annotate(
         OpenApi.Description,
-        "Runs the stored monitor once from the local region with its stored credentials, stores the result and " +
-          "answers it (the shape of POST /targets/test). Scope targets:execute, rate budget check_now. Heartbeat " +
-          "and manual monitors have no probe: 422 HEARTBEAT_NOT_PROBEABLE; a flow needs a browser region: 422 NO_FLOW_CAPABLE_AGENT."
+        "Runs the stored monitor once in every region of the monitor that can run it now, with its stored " +
+          "credentials, stores each result (with its region) and answers the result of the monitor's first region " +
+          "(the shape of POST /targets/test). The first region unable to run it is 422 REGION_INVALID (disabled, or " +
+          "no agent connected) or NO_FLOW_CAPABLE_AGENT (a flow, no agent with a browser); its agent not answering " +
+          "within the check's timeout and a margin is 503 NOT_READY. Scope targets:execute, rate budget check_now. " +
+          "Heartbeat and manual monitors have no probe: 422 HEARTBEAT_NOT_PROBEABLE."
       )
   )
   .add(
@@ -185,6 +254,18 @@ export class ResultsApi extends HttpApiGroup.make("results")
       .addSuccess(ResultPage)
       .addError(ApiError.Wire.NotFound)
       .annotate(OpenApi.Description, "Stored results, newest first; filter by region. Scope targets:read.")
+  )
+  .add(
+    HttpApiEndpoint.get("screenshot", "/targets/:id/results/:result_id/screenshot")
+      .annotateContext(requires("targets:read"))
+      .setPath(ScreenshotPath)
+      .addSuccess(Screenshot)
+      .addError(ApiError.Wire.NotFound)
+      .annotate(
+        OpenApi.Description,
+        "The PNG screenshot a failed flow kept of the page at its failing step, as the result's " +
+          "details.screenshot_url names it. Kept for the plan's evidence_days, then 404. Scope targets:read."
+      )
   )
   .add(
     HttpApiEndpoint.get("latency", "/targets/:id/latency")
@@ -212,6 +293,19 @@ export class ResultsApi extends HttpApiGroup.make("results")
       .addSuccess(Uptime)
       .addError(ApiError.Wire.NotFound)
       .annotate(OpenApi.Description, "Time-based uptime over the range. Scope targets:read.")
+  )
+  .add(
+    HttpApiEndpoint.get("flowSteps", "/targets/:id/flow-steps")
+      .annotateContext(requires("targets:read"))
+      .setPath(targetPath)
+      .setUrlParams(RangeQuery)
+      .addSuccess(FlowSteps)
+      .addError(ApiError.Wire.NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Per-step series of a flow monitor: runs, failures, mean and p95 duration of each step per bucket. Another " +
+          "kind of monitor answers no steps. Scope targets:read."
+      )
   )
   .add(
     HttpApiEndpoint.get("summary", "/dashboard/summary")

@@ -12,6 +12,7 @@ import * as Multipart from "@effect/platform/Multipart"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
+import * as ManagedBy from "../ManagedBy.js"
 import * as Pagination from "../Pagination.js"
 import {
   AddComponent,
@@ -65,6 +66,17 @@ export const ViewerList = Pagination.page(Viewer, "StatusPageViewerList")
  */
 export const LogoUpload = HttpApiSchema.MultipartStream(Schema.Struct({ file: Multipart.SingleFileSchema }))
 
+/**
+ * The query of `GET /api/v1/status-pages`: paging, and an optional config project (`managed_by`).
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const ListStatusPages = Schema.Struct({
+  ...Pagination.query,
+  managed_by: Schema.optionalWith(ManagedBy.Project, { exact: true })
+})
+
 const pagePath = Schema.Struct({ id: StatusPageId })
 const componentPath = Schema.Struct({ id: StatusPageId, target_id: TargetId })
 const viewerPath = Schema.Struct({ id: StatusPageId, viewer_id: ViewerId })
@@ -77,14 +89,18 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
   .add(
     HttpApiEndpoint.get("list", "/status-pages")
       .annotateContext(requires("status_page:read"))
-      .setUrlParams(Schema.Struct(Pagination.query))
+      .setUrlParams(ListStatusPages)
       .addSuccess(StatusPageList)
-      .annotate(OpenApi.Description, "The org's pages, oldest first. Scope status_page:read.")
+      .annotate(
+        OpenApi.Description,
+        "The org's pages, oldest first; managed_by (a config project) keeps that project's. Scope status_page:read."
+      )
   )
   .add(
     HttpApiEndpoint.post("create", "/status-pages")
       .annotateContext(requires("status_page:write"))
       .setPayload(CreateStatusPage)
+      .setHeaders(ManagedBy.Headers)
       .addSuccess(StatusPage, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
       .addError(ApiError.Wire.Conflict)
@@ -94,7 +110,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
         "Create a page; 201 with a Location header. Owner only. The slug is globally unique (409 SLUG_TAKEN), " +
           "as is a custom domain (409 CUSTOM_DOMAIN_TAKEN; 403 CUSTOM_DOMAIN_DISABLED without the plan's flag). " +
           "Capped at max_status_pages across the account (422 QUOTA_EXCEEDED). Takes access, committed with the " +
-          "page. Scope status_page:write."
+          `page. ${ManagedBy.WRITE_NOTE} Scope status_page:write.`
       )
   )
   .add(
@@ -109,6 +125,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
       .annotateContext(requires("status_page:write"))
       .setPath(pagePath)
       .setPayload(PatchStatusPage)
+      .setHeaders(ManagedBy.Headers)
       .addSuccess(StatusPage)
       .addError(ApiError.Wire.BadRequest)
       .addError(ApiError.Wire.Conflict)
@@ -117,7 +134,7 @@ export class StatusPagesApi extends HttpApiGroup.make("statusPages")
         OpenApi.Description,
         "Rename, change the slug, publish or unpublish, public_locale, custom_domain, branding (keys given " +
           "replace the stored ones) and access (replaced whole; the stored password stays unless a value is " +
-          "sent). Owner only. Scope status_page:write."
+          `sent). Owner only. ${ManagedBy.WRITE_NOTE} Scope status_page:write.`
       )
   )
   .add(

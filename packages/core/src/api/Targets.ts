@@ -12,6 +12,7 @@ import * as ApiError from "../ApiError.js"
 import { BulkAction, BulkActionResult } from "../BulkAction.js"
 import { CheckResult } from "../CheckResult.js"
 import { CheckSpec } from "../CheckSpec.js"
+import * as ManagedBy from "../ManagedBy.js"
 import * as Pagination from "../Pagination.js"
 import * as RequestBody from "../RequestBody.js"
 import { CreateTarget, PatchTarget, Target, TargetId } from "../Target.js"
@@ -21,12 +22,20 @@ import { IncidentPeriodPage, ListIncidentPeriods } from "./Incidents.js"
 import { anyCaller, requires, requiresByPayload } from "./RequiredScope.js"
 
 /**
- * `POST /api/v1/targets/test` (decisions.md: `{ "check": <CheckSpec> }`).
+ * `POST /api/v1/targets/test` (decisions.md: `{ "check": <CheckSpec>, "region"?: <region id> }`): `region` is where
+ * the check runs, `local` (the service itself) when absent.
  *
  * @since 0.1.0
  * @category requests
  */
-export const TestCheck = RequestBody.Struct({ check: CheckSpec }).annotations({ identifier: "TestCheck" })
+export const TestCheck = RequestBody.Struct({
+  check: CheckSpec,
+  region: Schema.optional(
+    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)).annotations({
+      description: "Where the check runs: a region id (GET /regions); local, the service itself, when absent"
+    })
+  )
+}).annotations({ identifier: "TestCheck" })
 
 /**
  * The most targets one bulk create may carry; more is 413 `BULK_TOO_LARGE`.
@@ -38,13 +47,22 @@ export const MAX_BULK_TARGETS = 10_000
 
 /**
  * `POST /api/v1/targets/bulk` (decisions.md: `{ "targets": [ <Target body>, ... ] }`). The count is judged by the
- * handler, so too many is 413 `BULK_TOO_LARGE`, not a validation error.
+ * handler, so too many is 413 `BULK_TOO_LARGE`, not a validation error. `managed_keys`, with the
+ * `Signalman-Managed-By` header naming their project, gives each target its key, in the same order.
  *
  * @since 0.1.0
  * @category requests
  */
 export const BulkCreate = RequestBody.Struct({
-  targets: Schema.Array(CreateTarget).pipe(Schema.minItems(1))
+  targets: Schema.Array(CreateTarget).pipe(Schema.minItems(1)),
+  managed_keys: Schema.optionalWith(
+    Schema.Array(ManagedBy.Key).annotations({
+      description:
+        "One key per target, in the order of targets, unique: with the Signalman-Managed-By header (the project), " +
+        "each target is managed as <project>/<key>"
+    }),
+    { exact: true }
+  )
 }).annotations({ identifier: "BulkCreate" })
 
 /**
@@ -65,7 +83,8 @@ export const ListTargets = Schema.Struct({
   ...Pagination.query,
   tag: Schema.optionalWith(Schema.String, { exact: true }),
   enabled: Schema.optionalWith(Schema.BooleanFromString, { exact: true }),
-  q: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { exact: true })
+  q: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { exact: true }),
+  managed_by: Schema.optionalWith(ManagedBy.Project, { exact: true })
 })
 
 /**
@@ -121,25 +140,34 @@ export class TargetsApi extends HttpApiGroup.make("targets")
     HttpApiEndpoint.post("create", "/targets")
       .annotateContext(requires("targets:write"))
       .setPayload(CreateTarget)
+      .setHeaders(ManagedBy.Headers)
       .addSuccess(Target, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
       .addError(ApiError.Wire.Forbidden)
+      .addError(ApiError.Wire.Conflict)
       .addError(ApiError.Wire.UnprocessableEntity)
-      .annotate(OpenApi.Description, "Create a monitor; 201 with a Location header. Scope targets:write.")
+      .annotate(
+        OpenApi.Description,
+        `Create a monitor; 201 with a Location header. ${ManagedBy.WRITE_NOTE} Scope targets:write.`
+      )
   )
   .add(
     HttpApiEndpoint.post("bulk", "/targets/bulk")
       .annotateContext(requires("targets:write"))
       .setPayload(BulkCreate)
+      .setHeaders(ManagedBy.BulkHeaders)
       .addSuccess(TargetBatch, { status: 201 })
       .addError(ApiError.Wire.BadRequest)
       .addError(ApiError.Wire.Forbidden)
+      .addError(ApiError.Wire.Conflict)
       .addError(ApiError.Wire.PayloadTooLarge)
       .addError(ApiError.Wire.UnprocessableEntity)
       .annotate(
         OpenApi.Description,
         "Create up to 10,000 monitors, all or none; a refused item is 400 naming targets[i]. The quota is counted " +
-          "for all of them at once. Accepts an Idempotency-Key header. Scope targets:write."
+          "for all of them at once. Accepts an Idempotency-Key header. Signalman-Managed-By: <project> with " +
+          "managed_keys (one key per target, in order) makes each target managed as <project>/<key>; a key another " +
+          "monitor holds is 409 MANAGED_KEY_TAKEN naming managed_keys[i]. Scope targets:write."
       )
   )
   .add(
@@ -178,23 +206,36 @@ export class TargetsApi extends HttpApiGroup.make("targets")
       .annotateContext(requires("targets:read"))
       .setUrlParams(ListTargets)
       .addSuccess(TargetPage)
-      .annotate(OpenApi.Description, "The org's monitors, newest first; filter by tag, enabled, or a name prefix q.")
+      .annotate(
+        OpenApi.Description,
+        "The org's monitors, newest first; filter by tag, enabled, a name prefix q, or managed_by (a config project)."
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/targets/:id")
       .annotateContext(requires("targets:read"))
       .setPath(targetPath)
       .addSuccess(Target)
+      .annotate(
+        OpenApi.Description,
+        "One monitor. advisories lists [{ region, status, since }] for each region confirmed down while the " +
+          "region_policy is not met and no incident is open; empty otherwise. Scope targets:read."
+      )
   )
   .add(
     HttpApiEndpoint.patch("update", "/targets/:id")
       .annotateContext(requires("targets:write"))
       .setPath(targetPath)
       .setPayload(PatchTarget)
+      .setHeaders(ManagedBy.Headers)
       .addSuccess(Target)
       .addError(ApiError.Wire.BadRequest)
+      .addError(ApiError.Wire.Conflict)
       .addError(ApiError.Wire.UnprocessableEntity)
-      .annotate(OpenApi.Description, "Change fields; omit check to leave it (and its credentials) as stored.")
+      .annotate(
+        OpenApi.Description,
+        `Change fields; omit check to leave it (and its credentials) as stored. ${ManagedBy.WRITE_NOTE}`
+      )
   )
   .add(
     HttpApiEndpoint.del("delete", "/targets/:id")
@@ -245,10 +286,14 @@ export class TargetsApi extends HttpApiGroup.make("targets")
       .addError(ApiError.Wire.BadRequest)
       .addError(ApiError.Wire.Forbidden)
       .addError(ApiError.Wire.UnprocessableEntity)
+      .addError(ApiError.Wire.ServiceUnavailable)
       .annotate(
         OpenApi.Description,
-        "Runs a check once from the local region and answers its result; nothing is stored. Scope targets:execute, " +
-          "rate budget test_now. Heartbeat and manual checks have no probe: 422 HEARTBEAT_NOT_PROBEABLE."
+        "Runs a check once from `region` (default local) and answers its result; nothing is stored. A region that is " +
+          "unknown, disabled or has no agent connected is 422 REGION_INVALID; a flow where that region has no " +
+          "connected agent with a browser, 422 NO_FLOW_CAPABLE_AGENT; an agent that does not answer within the " +
+          "check's timeout and a margin, 503 NOT_READY. Scope targets:execute, rate budget test_now. Heartbeat and " +
+          "manual checks have no probe: 422 HEARTBEAT_NOT_PROBEABLE."
       )
   )
   .add(
@@ -260,7 +305,8 @@ export class TargetsApi extends HttpApiGroup.make("targets")
       .annotate(
         OpenApi.Description,
         "The monitor's incident history as coalesced periods overlapping [from, to), newest first; ongoing_only " +
-          "keeps the open one. Scope targets:read."
+          "keeps the open one; region keeps the monitor's own incidents whose regions_down include it. Scope " +
+          "targets:read."
       )
   )
   .middleware(Authentication)
