@@ -18,6 +18,7 @@ import { Client } from "undici"
 import * as AddressGuard from "../src/AddressGuard.js"
 import * as Dial from "../src/Dial.js"
 import * as DomainExpiry from "../src/DomainExpiry.js"
+import * as Flow from "../src/Flow.js"
 import * as Ping from "../src/Ping.js"
 import { ProbeSettings } from "../src/ProbeSettings.js"
 import * as Resolver from "../src/Resolver.js"
@@ -127,12 +128,21 @@ const settings = Layer.succeed(ProbeSettings, {
   // Not used by http checks; a closed loopback port so nothing here could reach out by mistake.
   rdapBootstrapUrl: `http://${HOST}:9/dns.json`,
   rdapMaxInflight: 4,
-  userAgent: USER_AGENT
+  userAgent: USER_AGENT,
+  region: "bench"
 })
 
 const engineLayer = Runner.layer({ maxConcurrency: concurrency }).pipe(
   Layer.provideMerge(Throttle.Throttle.Default),
-  Layer.provideMerge(Layer.mergeAll(Resolver.layer, Ping.layer, DomainExpiry.layer, benchPolicy)),
+  Layer.provideMerge(
+    Layer.mergeAll(
+      Resolver.layer,
+      Ping.layer,
+      DomainExpiry.layer,
+      benchPolicy,
+      Flow.layerWithoutBrowser("the http bench runs no flows")
+    )
+  ),
   Layer.provideMerge(settings)
 )
 

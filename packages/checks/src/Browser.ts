@@ -20,7 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as SynchronizedRef from "effect/SynchronizedRef"
-import type { BrowserContext, Browser as PuppeteerBrowser } from "puppeteer-core"
+import type { BrowserContext, BrowserContextOptions, Browser as PuppeteerBrowser } from "puppeteer-core"
 import * as PackagedChromium from "./internal/packagedChromium.js"
 
 /**
@@ -199,8 +199,10 @@ const quiet = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
-  // QUIC would bypass the forward proxy the flow probe sends the browser through (DESIGN.md, flows and the guard).
+  // QUIC would bypass the forward proxy the flow probe sends the browser through (DESIGN.md, flows and the guard),
+  // and so would WebRTC's UDP: a page may still use WebRTC, only over the proxy.
   "--disable-quic",
+  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
   // Docker gives /dev/shm 64 MB, too little for a renderer; /tmp is used instead.
   "--disable-dev-shm-usage"
 ]
@@ -404,6 +406,13 @@ export class Browser extends Context.Tag("Signalman/Browser")<
     readonly located: Effect.Effect<Located, BrowserNotFound>
     /** A new browser context for one run, closed when the scope closes. */
     readonly context: Effect.Effect<BrowserContext, BrowserNotFound | BrowserError, Scope.Scope>
+    /**
+     * A new browser context with options of its own, closed when the scope closes: a flow gives each run its own
+     * proxy (`proxyServer`, `proxyBypassList`), so one run's settings never reach another's requests.
+     */
+    readonly contextWith: (
+      options: BrowserContextOptions
+    ) => Effect.Effect<BrowserContext, BrowserNotFound | BrowserError, Scope.Scope>
   }
 >() {}
 
@@ -471,11 +480,13 @@ export const make = (
       })
     )
 
-    const open: Effect.Effect<BrowserContext, BrowserNotFound | BrowserError | Disconnected, Scope.Scope> =
+    const open = (
+      options: BrowserContextOptions
+    ): Effect.Effect<BrowserContext, BrowserNotFound | BrowserError | Disconnected, Scope.Scope> =>
       Effect.flatMap(browser, (current) =>
         Effect.acquireRelease(
           Effect.tryPromise({
-            try: () => current.createBrowserContext(),
+            try: () => current.createBrowserContext(options),
             catch: (cause) =>
               current.connected
                 ? new BrowserError({ message: `browser: cannot open a browser context: ${firstLine(cause)}` })
@@ -497,13 +508,13 @@ export const make = (
         )
       )
 
-    return {
-      located,
-      context: open.pipe(
+    const contextWith = (options: BrowserContextOptions) =>
+      open(options).pipe(
         Effect.retry({ times: 1, while: (error) => error._tag === "Disconnected" }),
         Effect.catchTag("Disconnected", (error) => Effect.fail(new BrowserError({ message: error.message })))
       )
-    }
+
+    return { located, context: contextWith({}), contextWith }
   })
 
 /**

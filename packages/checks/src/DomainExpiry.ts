@@ -23,7 +23,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Agent, interceptors, request } from "undici"
-import { ProbeSettings } from "./ProbeSettings.js"
+import { ProbeSettings, regionHeader } from "./ProbeSettings.js"
 
 /**
  * The IANA RDAP bootstrap file for domains (`dns.json`, RFC 9224): each service lists domain suffixes and the
@@ -201,7 +201,7 @@ export const layerWith = (options: Partial<Options> = {}): Layer.Layer<Rdap, nev
           try: async (signal) => {
             const response = await request(url, {
               method: "GET",
-              headers: { accept, "user-agent": settings.userAgent },
+              headers: { accept, "user-agent": settings.userAgent, [regionHeader]: settings.region },
               signal,
               dispatcher
             })

@@ -10,6 +10,9 @@
  * hand, at most 10; a cross-origin hop drops the credentials, and 301/302 after POST and 303 turn into GET as
  * browsers do.
  *
+ * Every hop carries `User-Agent` (the probes' own unless the check sets one) and `X-Signalman-Region` (always this
+ * region's id, whatever the check's headers say).
+ *
  * `{{key}}` variable references in the url, headers, body and expected_body_contains are resolved by the caller
  * before the probe runs: the probe sends exactly what it is given.
  *
@@ -29,7 +32,7 @@ import * as AddressGuard from "./AddressGuard.js"
 import * as Dial from "./Dial.js"
 import * as Exchange from "./internal/exchange.js"
 import * as Probe from "./internal/probe.js"
-import { ProbeSettings } from "./ProbeSettings.js"
+import { ProbeSettings, regionHeader, type Settings } from "./ProbeSettings.js"
 import type { Resolver } from "./Resolver.js"
 
 /**
@@ -116,9 +119,11 @@ const bodyHeaders: ReadonlySet<string> = new Set([
   "content-location"
 ])
 
-const firstHeaders = (check: HttpCheck, userAgent: string): Record<string, string> => {
-  const headers: Record<string, string> = { "user-agent": userAgent }
+const firstHeaders = (check: HttpCheck, settings: Settings): Record<string, string> => {
+  const headers: Record<string, string> = { "user-agent": settings.userAgent }
   for (const [name, value] of Object.entries(check.headers)) headers[name.toLowerCase()] = value
+  // The region is always ours to say: set after the check's headers, and kept on every hop by `redirected`.
+  headers[regionHeader] = settings.region
   // The credential fields are the structured (and redacted) way to authenticate, so they win over a header;
   // bearer_token over basic_auth when, oddly, both are set.
   // The sentinel never reaches a probe (writes refuse it); were it to, it is no credential to send.
@@ -301,7 +306,7 @@ const exchange = (
 // Requests the url and follows its redirects (at most maxRedirects, no loops) to the answer that is judged.
 const follow = (
   check: HttpCheck,
-  userAgent: string,
+  settings: Settings,
   guard: Guard,
   log: Probe.PhaseLog,
   deadline: Probe.Deadline,
@@ -313,7 +318,7 @@ const follow = (
     let request: Request = {
       url: start.right,
       method: check.method,
-      headers: firstHeaders(check, userAgent),
+      headers: firstHeaders(check, settings),
       body: check.body
     }
     const seen = new Set<string>()
@@ -355,7 +360,7 @@ export const probe = (check: HttpCheck): Effect.Effect<ProbeOutcome, never, Reso
       return Probe.runBounded<Resolver | ProbeSettings>({
         timeoutSeconds: check.timeout,
         body: (log, deadline) =>
-          Effect.map(follow(check, settings.userAgent, guard, log, deadline, trail), (judgement) => ({
+          Effect.map(follow(check, settings, guard, log, deadline, trail), (judgement) => ({
             status: judgement.status,
             error: judgement.error,
             details: { ...trail, ...judgement.extra }

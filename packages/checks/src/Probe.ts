@@ -1,7 +1,8 @@
 /**
  * Runs any check kind: the dispatcher from a `CheckSpec` to its probe. Heartbeat and manual monitors have no
- * probe (the monitored system, or a person, reports), and browser flows need a browser engine this package does
- * not carry yet; asking for those is an `Unprobeable` failure the caller turns into its answer.
+ * probe (the monitored system, or a person, reports); asking for those is an `Unprobeable` failure the caller turns
+ * into its answer. Browser flows run on the process's {@link Flow.Flows}, which answers an `error` result where the
+ * process has no browser.
  *
  * @since 0.1.0
  */
@@ -11,6 +12,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Dns from "./Dns.js"
 import * as DomainExpiry from "./DomainExpiry.js"
+import * as Flow from "./Flow.js"
 import * as Http from "./Http.js"
 import * as Ping from "./Ping.js"
 import type { ProbeSettings } from "./ProbeSettings.js"
@@ -23,17 +25,18 @@ import * as TlsCert from "./TlsCert.js"
  * @category errors
  */
 export class Unprobeable extends Data.TaggedError("Unprobeable")<{
-  readonly kind: "heartbeat" | "manual" | "flow"
+  readonly kind: "heartbeat" | "manual"
   readonly message: string
 }> {}
 
 /**
- * Everything a probe may need.
+ * Everything a probe may need: flows need the process's {@link Flow.Flows} (its browser, the guard's proxy and the
+ * cap on concurrent runs).
  *
  * @since 0.1.0
  * @category models
  */
-export type Environment = Resolver | ProbeSettings | Ping.Pinger | DomainExpiry.Rdap
+export type Environment = Resolver | ProbeSettings | Ping.Pinger | DomainExpiry.Rdap | Flow.Flows
 
 /**
  * @since 0.1.0
@@ -62,8 +65,6 @@ export const run = (spec: CheckSpec): Effect.Effect<ProbeOutcome, Unprobeable, E
         })
       )
     case "flow":
-      return Effect.fail(
-        new Unprobeable({ kind: "flow", message: "Browser flows need a region with a browser engine" })
-      )
+      return Flow.probe(spec)
   }
 }

@@ -52,8 +52,8 @@ export interface Job {
 
 /**
  * What became of one job: `Ran` with the probe's outcome, `Dropped` by the per-host throttle (no result is written,
- * no alert fires), `Expired` (its deadline passed before it could start: not run), `Unprobeable` (a heartbeat,
- * manual or flow spec this runner has no probe for), or `Died` (the probe had a defect, a bug: the cause is there
+ * no alert fires), `Expired` (its deadline passed before it could start: not run), `Unprobeable` (a heartbeat
+ * or manual spec, which has no probe), or `Died` (the probe had a defect, a bug: the cause is there
  * for the caller to log; the rest of the batch runs on).
  *
  * @since 0.1.0

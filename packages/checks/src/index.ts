@@ -2,10 +2,10 @@
  * The probes: one per check kind, the internal-address guard and the per-host throttle. Each probe is
  * `CheckSpec -> Effect<CheckResult>` with its dependencies (resolver, clock, browser) as services.
  *
- * Each probe module exports `probe` (http, tcp, ping, dns, tls_cert, domain_expiry); `Dial` is the one place a
- * host becomes a connected socket, with the internal-address guard applied to the address actually dialed, and
+ * Each probe module exports `probe` (http, tcp, ping, dns, tls_cert, domain_expiry, flow); `Dial` is the one place
+ * a host becomes a connected socket, with the internal-address guard applied to the address actually dialed, and
  * `Throttle` caps concurrent checks per (org, host, port). `Browser` locates, launches and keeps the headless browser
- * that browser flows run in.
+ * that browser flows run in; `Flow` runs them, every request of the browser through a guarding proxy.
  *
  * @since 0.1.0
  */
@@ -43,6 +43,10 @@ export * as DnsParams from "./DnsParams.js"
  * @since 0.1.0
  */
 export * as DomainExpiry from "./DomainExpiry.js"
+/**
+ * @since 0.1.0
+ */
+export * as Flow from "./Flow.js"
 /**
  * @since 0.1.0
  */

@@ -154,6 +154,7 @@ describe("Browser", () => {
         "--no-sandbox",
         "--disable-gpu",
         "--disable-quic",
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
         "--no-first-run",
         "--disable-background-networking",
         "--disable-component-update",

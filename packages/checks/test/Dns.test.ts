@@ -16,7 +16,8 @@ const settings = (allowPrivateTargets: boolean) =>
     perHostMaxInflight: 2,
     rdapBootstrapUrl: "http://127.0.0.1:1/dns.json",
     rdapMaxInflight: 2,
-    userAgent: "signalman-test"
+    userAgent: "signalman-test",
+    region: "test-region"
   })
 
 const check = (fields: Record<string, unknown>): DnsCheck =>

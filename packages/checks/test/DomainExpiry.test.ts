@@ -55,6 +55,8 @@ interface FakeRdap {
   /** Highest number of domain requests in flight at once, per registry path. */
   readonly peak: Map<string, number>
   peakOverall: number
+  /** Every request's path with the User-Agent and X-Signalman-Region it carried. */
+  readonly seen: Array<readonly [path: string, userAgent: string | undefined, region: string | undefined]>
 }
 
 // One node:http server plays the IANA bootstrap and three registries (`/a/` for .test and .example, `/b/` for
@@ -68,7 +70,8 @@ const fakeRdap: Effect.Effect<FakeRdap, never, Scope.Scope> = Effect.acquireRele
       bootstrapFetches: 0,
       bootstrapFailures: 0,
       peak: new Map(),
-      peakOverall: 0
+      peakOverall: 0,
+      seen: []
     }
     const json = (response: http.ServerResponse, status: number, body: unknown) => {
       response.writeHead(status, { "content-type": "application/rdap+json" })
@@ -77,6 +80,8 @@ const fakeRdap: Effect.Effect<FakeRdap, never, Scope.Scope> = Effect.acquireRele
     const server = http.createServer((req, response) => {
       const base = `http://127.0.0.1:${portOf(server)}`
       const path = req.url ?? "/"
+      const region = req.headers["x-signalman-region"]
+      state.seen.push([path, req.headers["user-agent"], Array.isArray(region) ? region.join(",") : region])
       if (path === "/dns.json") {
         state.bootstrapFetches++
         // Slow enough that concurrent first lookups all arrive while it is in flight.
@@ -166,7 +171,8 @@ const settings = (bootstrapUrl: string, rdapMaxInflight = 4) =>
     perHostMaxInflight: 2,
     rdapBootstrapUrl: bootstrapUrl,
     rdapMaxInflight,
-    userAgent: "signalman-test"
+    userAgent: "signalman-test",
+    region: "test-region"
   })
 
 const check = (domain: string, fields: Record<string, unknown> = {}): DomainExpiryCheck =>
@@ -209,6 +215,24 @@ describe("DomainExpiry", () => {
           assert.strictEqual(details["registrar"], "Example Registrar, Inc.")
         })
       )
+    )
+
+    it.live(
+      "every RDAP request, bootstrap and redirect hop included, carries the User-Agent and X-Signalman-Region",
+      () =>
+        withRdap((fake, probe) =>
+          Effect.gen(function* () {
+            assert.strictEqual((yield* probe("moved.test")).status, "up")
+            assert.deepStrictEqual(
+              fake.seen.map(([path]) => path),
+              ["/dns.json", "/a/domain/moved.test", "/b/domain/moved.test"]
+            )
+            for (const [path, userAgent, region] of fake.seen) {
+              assert.strictEqual(userAgent, "signalman-test", path)
+              assert.strictEqual(region, "test-region", path)
+            }
+          })
+        )
     )
 
     it.live("fewer than warn_days is degraded and the error repeats the document", () =>

@@ -11,7 +11,7 @@ import type * as Resolver from "../src/Resolver.js"
 import { internalSpellings } from "./support/Bypasses.js"
 import { selfSigned } from "./support/Certificates.js"
 import { closedPort, type Handler, httpServer, httpsServer, onBothLoopbacks } from "./support/Loopback.js"
-import { admitting, noResolver, settings, tableResolver, userAgent } from "./support/ProbeEnv.js"
+import { admitting, noResolver, region, settings, tableResolver, userAgent } from "./support/ProbeEnv.js"
 
 const check = (fields: Record<string, unknown>) => Schema.decodeUnknownSync(HttpCheck)({ type: "http", ...fields })
 
@@ -479,6 +479,43 @@ describe("Http", () => {
           const stayed = server.requests.at(-1)
           assert.strictEqual(stayed?.headers.authorization, "Bearer tok-123")
           assert.strictEqual(stayed?.headers.cookie, "session=1")
+        }).pipe(Effect.provide(env()))
+    )
+
+    it.scopedLive(
+      "every hop, cross-origin too, carries the User-Agent and X-Signalman-Region; a check's own User-Agent is kept, its X-Signalman-Region is not",
+      () =>
+        Effect.gen(function* () {
+          const other = yield* httpServer((_request, response) => send(response, 200))
+          const server = yield* httpServer(
+            routes({
+              "/one": (_q, r) => redirect(r, "/two", 301),
+              "/two": (_q, r) => redirect(r, `${other.origin}/three`, 307),
+              "/own": (_q, r) => redirect(r, `${other.origin}/own-landing`, 302)
+            })
+          )
+          const plain = yield* Http.probe(check({ url: `${server.origin}/one` }))
+          assert.strictEqual(plain.status, "up")
+          const hops = [...server.requests, ...other.requests]
+          assert.deepStrictEqual(
+            hops.map((seen) => [seen.url, seen.headers["user-agent"], seen.headers["x-signalman-region"]]),
+            [
+              ["/one", userAgent, region],
+              ["/two", userAgent, region],
+              ["/three", userAgent, region]
+            ]
+          )
+          const own = yield* Http.probe(
+            check({
+              url: `${server.origin}/own`,
+              headers: { "User-Agent": "their-agent/2", "X-Signalman-Region": "elsewhere" }
+            })
+          )
+          assert.strictEqual(own.status, "up")
+          for (const seen of [server.requests.at(-1), other.requests.at(-1)]) {
+            assert.strictEqual(seen?.headers["user-agent"], "their-agent/2")
+            assert.strictEqual(seen?.headers["x-signalman-region"], region)
+          }
         }).pipe(Effect.provide(env()))
     )
 

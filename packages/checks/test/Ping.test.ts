@@ -79,7 +79,8 @@ const settings = (allowPrivateTargets: boolean) =>
     perHostMaxInflight: 2,
     rdapBootstrapUrl: "http://127.0.0.1:1/dns.json",
     rdapMaxInflight: 2,
-    userAgent: "signalman-test"
+    userAgent: "signalman-test",
+    region: "test-region"
   })
 
 const resolving = (addresses: ReadonlyArray<string>) =>

@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as TestServices from "effect/TestServices"
 import * as DomainExpiry from "../src/DomainExpiry.js"
+import * as Flow from "../src/Flow.js"
 import * as Ping from "../src/Ping.js"
 import * as Runner from "../src/Runner.js"
 import * as Throttle from "../src/Throttle.js"
@@ -22,9 +23,12 @@ import { noResolver, settings } from "./support/ProbeEnv.js"
 const spec = (fields: Record<string, unknown>): CheckSpec => Schema.decodeUnknownSync(CheckSpec)(fields)
 
 // Everything a probe may ask for; the http checks here use IP literals, so no lookup, ping or RDAP happens.
-const environment = Layer.mergeAll(noResolver, Ping.layer, DomainExpiry.layer).pipe(
-  Layer.provideMerge(settings({ perHostMaxInflight: 2 }))
-)
+const environment = Layer.mergeAll(
+  noResolver,
+  Ping.layer,
+  DomainExpiry.layer,
+  Flow.layerWithoutBrowser("these tests run no browser")
+).pipe(Layer.provideMerge(settings({ perHostMaxInflight: 2 })))
 
 const runner = (maxConcurrency: number) =>
   Runner.layer({ maxConcurrency }).pipe(Layer.provideMerge(Throttle.Throttle.Default), Layer.provideMerge(environment))

@@ -11,12 +11,16 @@ import * as Resolver from "../../src/Resolver.js"
 
 export const userAgent = "Signalman-Test/0.1"
 
+/** The region the tests' probes say they run in (`X-Signalman-Region`). */
+export const region = "test-region"
+
 export const settingsWith = (overrides: Partial<Settings> = {}): Settings => ({
   allowPrivateTargets: true,
   perHostMaxInflight: 2,
   rdapBootstrapUrl: "http://127.0.0.1:9/bootstrap",
   rdapMaxInflight: 1,
   userAgent,
+  region,
   ...overrides
 })
 
