@@ -152,6 +152,8 @@ export interface BenchUser {
   readonly token: string
   /** The first characters of the token, as Signalman lists them: enough to recognise it, useless to use it. */
   readonly tokenPrefix: string
+  /** The `_sm_session` cookie's value, for what a browser reads (the dashboard); never written to the report. */
+  readonly session: string
 }
 
 /**
@@ -219,5 +221,5 @@ export const makeBenchUser = async (
     throw new Error(`bench user: ${overrideStep} did not keep the override: ${overridden.text.slice(0, 500)}`)
   }
 
-  return { email, accountId, token, tokenPrefix }
+  return { email, accountId, token, tokenPrefix, session }
 }

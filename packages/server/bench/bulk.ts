@@ -129,6 +129,7 @@ const main = async (): Promise<number> => {
       description: "Signalman on PostgreSQL",
       // The built bundle, as production runs it: memory is part of the aim, and tsx's in-memory compiler is not.
       script: "dist/main.js",
+      readyPath: "/readyz",
       env: {
         DATABASE_URL: url.href,
         OPERATOR__ADMIN_TOKEN: adminToken,

@@ -20,6 +20,11 @@ export interface Target {
   readonly description: string
   readonly script: string
   readonly env: Readonly<Record<string, string>>
+  /**
+   * What answers 200 once the child serves: `/readyz` for Signalman (its `/healthz` is liveness, which answers while
+   * the process is still booting and every other route says 503 NOT_READY), `/healthz` (the default) for the others.
+   */
+  readonly readyPath?: string | undefined
 }
 
 export interface Running {
@@ -121,7 +126,7 @@ export const start = async (target: Target): Promise<Running> => {
     tail: () => lines.join("\n"),
     pid: child.pid ?? 0
   }
-  const healthz = `${running.origin}/healthz`
+  const healthz = `${running.origin}${target.readyPath ?? "/healthz"}`
 
   const deadline = Date.now() + STARTUP_TIMEOUT_MS
   while (Date.now() < deadline) {

@@ -110,7 +110,7 @@ const main = async (): Promise<number> => {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`signalman exited:\n${tail.join("\n")}`)
       // Bounded: a connection accepted while the server boots may never be answered.
-      const ok = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1_000) })
+      const ok = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1_000) })
         .then((r) => r.status === 200)
         .catch(() => false)
       if (ok) break

@@ -78,7 +78,7 @@ const start = async (env: Record<string, string>): Promise<{ child: ChildProcess
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before answering`)
     try {
-      const response = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(1_000) })
+      const response = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(1_000) })
       await response.arrayBuffer()
       if (response.status === 200) return { child, origin }
     } catch {

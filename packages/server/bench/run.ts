@@ -361,6 +361,7 @@ const main = async (): Promise<number> => {
     name: "signalman",
     description: `Signalman (src/main.ts, default role, ${database}, LOG__LEVEL=warn)`,
     script: "src/main.ts",
+    readyPath: "/readyz",
     // warn: the access log (debug for /healthz, info elsewhere) must not be what is measured. The operator secret,
     // the SMTP catcher and the unthrottled magic link serve the bench user's sign-in (bench/bench-user.ts) only.
     env: {

@@ -154,6 +154,7 @@ const main = async () => {
       name: "signalman",
       description: "Signalman, role api, PostgreSQL",
       script: "src/main.ts",
+      readyPath: "/readyz",
       env: {
         DATABASE_URL: dbUrl.href,
         ROLE: "api",

@@ -11,6 +11,9 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import * as Layer from "effect/Layer"
 import { Accounts } from "./accounts/Accounts.js"
+import * as AgentsHttp from "./agents/Http.js"
+import * as LocalBrowser from "./agents/LocalBrowser.js"
+import * as AgentStream from "./agents/Stream.js"
 import * as AuthHttp from "./auth/Http.js"
 import { MagicLinks } from "./auth/MagicLinks.js"
 import * as Pages from "./auth/Pages.js"
@@ -18,6 +21,7 @@ import { Sessions } from "./auth/Sessions.js"
 import { SignIn } from "./auth/SignIn.js"
 import * as ChannelsHttp from "./channels/Http.js"
 import * as Config from "./config/Config.js"
+import * as Dashboard from "./dashboard/Dashboard.js"
 import * as Database from "./database/Database.js"
 import * as EngineHttp from "./engine/Http.js"
 import * as HeartbeatEvaluation from "./heartbeats/Evaluation.js"
@@ -31,6 +35,7 @@ import * as Serve from "./http/Serve.js"
 import * as Shutdown from "./http/Shutdown.js"
 import * as IncidentsHttp from "./incidents/Http.js"
 import { Incidents } from "./incidents/Incidents.js"
+import * as IncidentTargetAdvisories from "./incidents/TargetAdvisories.js"
 import * as IncidentTargetPeriods from "./incidents/TargetPeriods.js"
 import * as Writing from "./incidents/Writing.js"
 import { Lifecycle } from "./infra/Lifecycle.js"
@@ -62,6 +67,7 @@ import * as SubscriptionsHttp from "./subscribers/Http.js"
 import * as MaintenanceAnnouncements from "./subscribers/MaintenanceAnnouncements.js"
 import * as SubscriberPages from "./subscribers/Pages.js"
 import * as SubscriberMail from "./subscribers/SubscriberMail.js"
+import * as DefaultRegions from "./targets/DefaultRegions.js"
 import * as TargetsHttp from "./targets/Http.js"
 import * as VariablesHttp from "./variables/Http.js"
 import * as ViewerRecords from "./viewers/Records.js"
@@ -100,7 +106,9 @@ const apiGroups = Layer.mergeAll(
   OrgsHttp.layer,
   OrgsHttp.publicLayer,
   OperatorHttp.layer,
-  TargetsHttp.layer.pipe(Layer.provide(incidentPeriods)),
+  // Agents' results are stored like the engine's own: the same result store, observed by the incident writer.
+  AgentsHttp.layer.pipe(Layer.provide(Monitoring.reading)),
+  TargetsHttp.layer.pipe(Layer.provide([incidentPeriods, IncidentTargetAdvisories.layer])),
   VariablesHttp.layer,
   ChannelsHttp.layer,
   MaintenanceHttp.layer,
@@ -119,6 +127,7 @@ const pages = (server: Liveness.Server) =>
     OpenApiRoute.layer(SignalmanApi),
     DocsPage.layer(SignalmanApi),
     Pages.layer,
+    Dashboard.layer,
     InvitationPages.layer,
     Logos.layer,
     SignInPages.layer,
@@ -153,6 +162,7 @@ const api = (server: Liveness.Server, options: Serve.Options) =>
         { method: "GET", path: DOCS_PATH, body: "none" },
         { method: "GET", path: OpenApiRoute.PATH, body: "none" },
         ...Pages.routes,
+        ...Dashboard.routes,
         ...InvitationPages.routes,
         ...Logos.routes,
         ...SignInPages.routes,
@@ -175,6 +185,8 @@ const workerApi = (options: Serve.Options) =>
 const work = Layer.mergeAll(
   Sweepers.layer,
   Monitoring.work,
+  // The local region's checks run here, so here is where its browser (flows in local) is looked for.
+  LocalBrowser.layer,
   Notifier.layer,
   IncidentTicks.layer.pipe(Layer.provide(Writing.layer)),
   HeartbeatEvaluation.layer,
@@ -190,7 +202,13 @@ const http = (config: Config.Values) => {
   const background = config.role === "api" ? Layer.empty : work
   // Ping URLs are answered by the listener itself; a worker serves none.
   const pings = config.role === "worker" ? Layer.empty : PingRoute.layer(server)
-  return Layer.mergeAll(Shutdown.layer(server), background, pings).pipe(
+  // The agents' stream is upgraded on the listener, beside the API's agent routes; a worker serves neither. The
+  // API also says at boot which default regions are not there (checker.default_regions).
+  const agents =
+    config.role === "worker"
+      ? Layer.empty
+      : Layer.merge(AgentStream.layer(server).pipe(Layer.provide(Monitoring.reading)), DefaultRegions.report)
+  return Layer.mergeAll(Shutdown.layer(server), background, pings, agents).pipe(
     Layer.provide(serve),
     // Outlives the server's drain (released after it): the pings acknowledged are written before the database goes.
     Layer.provide([HeartbeatEvaluation.Evaluation.Default, Pings.Default]),

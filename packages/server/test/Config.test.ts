@@ -164,6 +164,31 @@ describe("server.trusted_proxies", () => {
   })
 })
 
+describe("checker.default_regions and checker.browser_path", () => {
+  it("default regions are local; a list of region ids from the environment or the file, each once", () => {
+    expect(ok({})["checker.default_regions"]).toEqual(["local"])
+    expect(ok({ CHECKER__DEFAULT_REGIONS: "eu-west, us-east,eu-west" })["checker.default_regions"]).toEqual([
+      "eu-west",
+      "us-east"
+    ])
+    expect(ok({}, new Map([["checker.default_regions", ["ap"]]]))["checker.default_regions"]).toEqual(["ap"])
+  })
+
+  it("a region id of the wrong form, or no region at all, is refused naming the setting and the entry", () => {
+    expect(refusal({ CHECKER__DEFAULT_REGIONS: "local,EU West" })).toContain(
+      'checker.default_regions (env CHECKER__DEFAULT_REGIONS): "EU West" is not a region id'
+    )
+    expect(refusal({}, new Map<string, unknown>([["checker.default_regions", []]]))).toContain("must not be empty")
+    expect(refusal({}, new Map<string, unknown>([["checker.default_regions", [7]]]))).toContain("7 is not a region id")
+  })
+
+  it("the browser path is unset by default; CHROMIUM_PATH is its alias and the dotted form wins", () => {
+    expect(ok({})["checker.browser_path"]).toBeUndefined()
+    expect(ok({ CHROMIUM_PATH: "/opt/chromium" })["checker.browser_path"]).toBe("/opt/chromium")
+    expect(ok({ CHROMIUM_PATH: "/opt/chromium", CHECKER__BROWSER_PATH: "none" })["checker.browser_path"]).toBe("none")
+  })
+})
+
 describe("docs/configuration.md", () => {
   it("lists every setting", () => {
     const doc = fs.readFileSync(path.resolve(__dirname, "../../../docs/configuration.md"), "utf8")

@@ -125,6 +125,46 @@ describe("Incidents", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("the severity filter keeps the incidents given that severity (the dashboard's list)", () => {
+    const { layer } = setup(
+      seeded.map((i) => (i.id === id(1) || i.id === id(4) ? { ...i, severity: "major" as const } : i))
+    )
+    return Effect.gen(function* () {
+      const incidents = yield* Incidents
+      const listed = (severity: "critical" | "major" | "minor") =>
+        Effect.map(incidents.list(org, { ...all, severity }), (page) => [page.rows.map((r) => r.id), page.total])
+      // The other org's major incident stays out; an incident without a severity matches none.
+      expect(yield* listed("major")).toEqual([[id(1)], 1])
+      expect(yield* listed("minor")).toEqual([[], 0])
+      expect((yield* incidents.list(org, all)).total).toBe(3)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the region filter keeps monitor-opened incidents whose regions_down include it", () => {
+    const { layer } = setup([
+      ...seeded.map((i) => (i.id === id(1) ? { ...i, regions_down: ["us-east", "eu-west"] } : i)),
+      { id: id(5), org_id: other, target_id: foreign, started_at: at(2), regions_down: ["eu-west"] }
+    ])
+    return Effect.gen(function* () {
+      const incidents = yield* Incidents
+      const ids = (page: { readonly rows: ReadonlyArray<{ readonly id: string }> }) => page.rows.map((r) => r.id)
+      // Sorted on the way out; another org's incident down in the same region stays out.
+      expect((yield* incidents.one(org, id(1)))?.regions_down).toEqual(["eu-west", "us-east"])
+      expect(ids(yield* incidents.list(org, { ...all, region: "eu-west" }))).toEqual([id(1)])
+      // A monitor-opened incident seeded without regions was down in local; a declared one lists none.
+      expect(ids(yield* incidents.list(org, { ...all, region: "local" }))).toEqual([id(2)])
+      expect((yield* incidents.one(org, id(3)))?.regions_down).toEqual([])
+      expect(ids(yield* incidents.list(org, { ...all, region: "ap-south" }))).toEqual([])
+      // A monitor's periods by region: its own incidents down there only (the declared one naming it drops out).
+      const periods = Option.getOrThrow(
+        yield* incidents.periodsOfTarget(org, web, { ...periodQuery, region: "us-east" })
+      )
+      expect(periods.data.map((p) => p.incident_ids)).toEqual([[id(1)]])
+      const none = Option.getOrThrow(yield* incidents.periodsOfTarget(org, web, { ...periodQuery, region: "local" }))
+      expect(none.total).toBe(0)
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("metrics: MTTA over acknowledged monitor incidents, MTTR over closed ones, started in the range", () => {
     const { layer } = setup(seeded)
     return Effect.gen(function* () {

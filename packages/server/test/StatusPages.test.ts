@@ -335,10 +335,10 @@ describe("StatusPages", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("the repository stand-in refuses a second slug or domain with the typed UniqueViolation", () =>
+  it.effect("the repository stand-in refuses a second slug, domain or managed_by with the typed UniqueViolation", () =>
     Effect.gen(function* () {
       const repo = yield* StatusPagesRepo
-      const row = (id: string, slug: string, domain: string | null) => ({
+      const row = (id: string, slug: string, domain: string | null, managedKey: string | null = null) => ({
         id,
         org_id: org.id,
         account_id: account,
@@ -349,15 +349,24 @@ describe("StatusPages", () => {
         custom_domain: domain,
         branding: StatusPage.defaultBranding,
         write_source: "ui" as const,
-        created_by: user
+        created_by: user,
+        managed_by_project: managedKey === null ? null : "infra",
+        managed_by_key: managedKey
       })
-      yield* repo.insert(row("01900000-0000-7000-8000-000000000f01", "one", "status.one.example"))
+      yield* repo.insert(row("01900000-0000-7000-8000-000000000f01", "one", "status.one.example", "public"))
       const slug = yield* Effect.flip(repo.insert(row("01900000-0000-7000-8000-000000000f02", "one", null)))
       expect(slug).toMatchObject({ _tag: "UniqueViolation", constraint: "status_pages_slug" })
       const domain = yield* Effect.flip(
         repo.insert(row("01900000-0000-7000-8000-000000000f03", "two", "status.one.example"))
       )
       expect(domain).toMatchObject({ _tag: "UniqueViolation", constraint: "status_pages_custom_domain" })
+      const managed = yield* Effect.flip(
+        repo.insert(row("01900000-0000-7000-8000-000000000f05", "five", null, "public"))
+      )
+      expect(managed).toMatchObject({ _tag: "UniqueViolation", constraint: "status_pages_managed_by" })
+      expect(yield* repo.holder(org.id, { project: "infra", key: "public" })).toBe(
+        "01900000-0000-7000-8000-000000000f01"
+      )
       // A failed transaction leaves nothing behind.
       yield* Effect.flip(
         repo.transaction(

@@ -51,16 +51,36 @@ describe("sweepers", () => {
           (${orgId}, ${userId}, 'targets.create', 'old', 'f', 201, '{}'::jsonb, now() - interval '25 hours'),
           (${orgId}, ${userId}, 'targets.create', 'new', 'f', 201, '{}'::jsonb, now() - interval '23 hours')
       `
+      yield* sql`
+        INSERT INTO agent_receipts (result_id, target_id, region, due, agent_id, received_at) VALUES
+          (${uuidv7()}, ${uuidv7()}, 'eu', now() - interval '8 days', ${uuidv7()}, now() - interval '8 days'),
+          (${uuidv7()}, ${uuidv7()}, 'eu', now() - interval '6 days', ${uuidv7()}, now() - interval '6 days')
+      `
+      yield* sql`
+        INSERT INTO one_off_runs (id, region, kind, org_id, requested_by, start_by, deadline) VALUES
+          (${uuidv7()}, 'eu', 'http', ${orgId}, ${userId}, now() - interval '62 minutes', now() - interval '61 minutes'),
+          (${uuidv7()}, 'eu', 'http', ${orgId}, ${userId}, now() - interval '2 minutes', now() - interval '1 minute')
+      `
       expect(yield* sweep("idempotency_keys")).toBe(1)
+      expect(yield* sweep("agent_receipts")).toBe(1)
+      expect(yield* sweep("one_off_runs")).toBe(1)
       expect(yield* sweep("magic_links")).toBe(1)
       expect(yield* sweep("sessions")).toBe(1)
       expect(yield* sweep("invitations")).toBe(1)
       expect(yield* sweep("rate_windows")).toBe(1)
-      const [left] = yield* sql<{ links: number; sessions: number; invitations: number; windows: number }>`
+      const [left] = yield* sql<{
+        links: number
+        sessions: number
+        invitations: number
+        windows: number
+        receipts: number
+        runs: number
+      }>`
         SELECT (SELECT count(*) FROM magic_links)::int AS links, (SELECT count(*) FROM sessions)::int AS sessions,
-               (SELECT count(*) FROM invitations)::int AS invitations, (SELECT count(*) FROM rate_windows)::int AS windows
+               (SELECT count(*) FROM invitations)::int AS invitations, (SELECT count(*) FROM rate_windows)::int AS windows,
+               (SELECT count(*) FROM agent_receipts)::int AS receipts, (SELECT count(*) FROM one_off_runs)::int AS runs
       `
-      expect(left).toEqual({ links: 1, sessions: 1, invitations: 1, windows: 1 })
+      expect(left).toEqual({ links: 1, sessions: 1, invitations: 1, windows: 1, receipts: 1, runs: 1 })
       expect(sweeps(false).map((s) => s.name)).not.toContain("magic_links")
 
       // An account past its deletion grace is purged with its people and orgs; one still in grace is kept.

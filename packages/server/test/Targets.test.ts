@@ -123,6 +123,57 @@ describe("Targets", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect(
+    "claims stamp managed_by in order; a held one is refused naming its field and holder, nothing written",
+    () => {
+      const { layer } = setup()
+      return Effect.gen(function* () {
+        const targets = yield* Targets
+        const infra = (key: string) => ({ project: "infra", key })
+        const field = (index: number | undefined) => `managed_keys[${index}]`
+        const rows = yield* targets.insert(
+          org,
+          user,
+          free,
+          [resolved({ name: "a" }), resolved({ name: "b" }), resolved({ name: "c" })],
+          "api",
+          undefined,
+          { of: [infra("a"), undefined, infra("c")], field }
+        )
+        expect(rows.map((r) => [r.managed_by_project, r.managed_by_key])).toEqual([
+          ["infra", "a"],
+          [null, null],
+          ["infra", "c"]
+        ])
+        const held = yield* Effect.flip(
+          targets.insert(org, user, free, [resolved({ name: "d" }), resolved({ name: "e" })], "api", undefined, {
+            of: [infra("d"), infra("c")],
+            field
+          })
+        )
+        expect(refusal(held)).toEqual({
+          status: 409,
+          code: "MANAGED_KEY_TAKEN",
+          field: "managed_keys[1]",
+          details: { project: "infra", key: "c", id: rows[2]?.id }
+        })
+        expect((yield* targets.list(org, { limit: 50, offset: 0 })).total).toBe(3)
+        expect((yield* targets.list(org, { limit: 50, offset: 0, managed_by: "infra" })).total).toBe(2)
+        // Another org holds its own; an update may re-stamp its own claim, not take another's.
+        expect(
+          yield* targets.insert(stranger, user, free, [resolved({})], "api", undefined, { of: [infra("a")], field })
+        ).toHaveLength(1)
+        const plain = rows[1]!
+        const taken = yield* Effect.flip(targets.update(org, plain.id, resolved({ name: "b" }), "api", infra("a")))
+        expect(refusal(taken)).toMatchObject({ status: 409, code: "MANAGED_KEY_TAKEN", field: "Signalman-Managed-By" })
+        const adopted = yield* targets.update(org, plain.id, resolved({ name: "b" }), "api", infra("b"))
+        expect(adopted).toMatchObject({ managed_by_project: "infra", managed_by_key: "b" })
+        const kept = yield* targets.update(org, plain.id, resolved({ name: "b2" }), "api")
+        expect(kept).toMatchObject({ name: "b2", managed_by_project: "infra", managed_by_key: "b" })
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
   it.effect("credentials are sealed beside a redacted check; resolved opens the full one", () => {
     const { layer } = setup()
     return Effect.gen(function* () {

@@ -63,4 +63,37 @@ describe("Variables", () => {
       expect((yield* failure(variables.rotate(other, used.id, "80"))).code).toBe("NOT_FOUND")
     }).pipe(Effect.provide(Variables.Test({ port: 2 })))
   )
+
+  it.effect(
+    "managed_by: stamped by create and by a change without a value, one holder per key, listed by project",
+    () =>
+      Effect.gen(function* () {
+        const variables = yield* Variables
+        const infra = (key: string) => ({ project: "infra", key })
+        const held = yield* variables.create(org, { key: "region", is_secret: false, value: "eu" }, infra("region"))
+        expect(held.managed_by).toEqual(infra("region"))
+        const plain = yield* variables.create(org, { key: "zone", is_secret: false, value: "a" })
+        expect(plain.managed_by).toBeNull()
+        const taken = yield* failure(
+          variables.create(org, { key: "other", is_secret: false, value: "x" }, infra("region"))
+        )
+        expect(taken).toMatchObject({ code: "MANAGED_KEY_TAKEN", field: "Signalman-Managed-By" })
+        expect(taken.details).toEqual({ project: "infra", key: "region", id: held.id })
+        expect((yield* failure(variables.rotate(org, plain.id, undefined, infra("region")))).code).toBe(
+          "MANAGED_KEY_TAKEN"
+        )
+        const adopted = yield* variables.rotate(org, plain.id, undefined, infra("zone"))
+        expect(adopted).toMatchObject({ value: "a", managed_by: infra("zone") })
+        expect((yield* variables.rotate(org, plain.id, "b")).managed_by).toEqual(infra("zone"))
+        const elsewhere = yield* variables.create(
+          other,
+          { key: "region", is_secret: false, value: "us" },
+          infra("region")
+        )
+        expect(elsewhere.managed_by).toEqual(infra("region"))
+        const listed = yield* variables.list(org, { limit: 50, offset: 0, managed_by: "infra" })
+        expect(listed.data.map((v) => v.key)).toEqual(["region", "zone"])
+        expect((yield* variables.list(org, { limit: 50, offset: 0, managed_by: "edge" })).total).toBe(0)
+      }).pipe(Effect.provide(Variables.Test()))
+  )
 })

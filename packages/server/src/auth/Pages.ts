@@ -6,7 +6,7 @@
  * - `POST /login`: requests the link, then shows the code form.
  * - `POST /login/code`: redeems the code in the browser that asked, then redirects.
  * - `GET /auth/magic-link/verify?token=`: the mailed link; 410 with an explanation when it cannot be used.
- * - `GET /`: who is signed in (the dashboard grows here); `GET /account/restore` for an account being deleted.
+ * - `GET /account/restore`: for an account being deleted (the dashboard, from `/`, is `dashboard/`).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -24,7 +24,6 @@ import { COOKIE, Sessions } from "./Sessions.js"
 import { SignIn } from "./SignIn.js"
 
 export const routes: ReadonlyArray<Route> = [
-  { method: "GET", path: "/", body: "none" },
   { method: "GET", path: "/login", body: "none" },
   { method: "POST", path: "/login", body: "other" },
   { method: "POST", path: "/login/code", body: "other" },
@@ -169,28 +168,6 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         if (redeemed._tag === "Left") return expired
         const outcome = yield* finishMagicLink(signIn, redeemed.right, request, device)
         return outcome._tag === "SignupClosed" ? expired : redirect(outcome.redirect)
-      })
-    )
-
-    yield* router.get(
-      "/",
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const user = yield* currentUser(request)
-        if (user === undefined) return redirect("/login")
-        if (user.deleted_at !== null) return redirect("/account/restore")
-        const orgs = yield* accounts.memberships(user.id)
-        const list = orgs.map(
-          (o) => `<li>${escapeHtml(o.name)} <span class="note">(${escapeHtml(o.slug)}, ${o.role})</span></li>`
-        )
-        return page(
-          "Signalman",
-          `<h1>Signalman</h1>
-<p>Signed in as <strong>${escapeHtml(user.email)}</strong>.</p>
-<h2>Your orgs</h2>
-<ul>${list.join("")}</ul>
-<p><a href="/docs">API documentation</a></p>`
-        )
       })
     )
 

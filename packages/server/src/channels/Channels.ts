@@ -4,7 +4,8 @@
  * A monitor's alert bindings are judged where monitors are written (`targets/Admission.ts`).
  *
  * A channel's config is stored as shown (each secret `***`), with the secret values sealed beside it as one JSON
- * map, so answering never decrypts; a PATCH opens the map only to keep the secrets sent back as `***`.
+ * map, so answering never decrypts; a PATCH opens the map only to keep the secrets sent back as `***`. A create or
+ * change may stamp `managed_by` (`ManagedClaim`).
  */
 import { randomBytes } from "node:crypto"
 import * as AddressGuard from "@signalman/checks/AddressGuard"
@@ -12,6 +13,7 @@ import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import * as Channel from "@signalman/core/Channel"
 import * as DecodeFailure from "@signalman/core/DecodeFailure"
+import type * as ManagedBy from "@signalman/core/ManagedBy"
 import type * as Plan from "@signalman/core/Plan"
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import { REDACTED, type WriteSource } from "@signalman/core/Target"
@@ -22,6 +24,9 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/Config.js"
 import { Sealer } from "../crypto/Sealer.js"
+import { claiming } from "../database/ManagedClaim.js"
+import * as ManagedColumns from "../database/ManagedColumns.js"
+import type { UniqueViolation } from "../database/UniqueViolation.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
@@ -32,9 +37,11 @@ export type { ChannelRow } from "./Repo.js"
 
 const SecretMap = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.String }))
 
-/** The channel as answered: the row without its sealed secrets. */
-export const toChannel = ({ secrets: _secrets, ...channel }: ChannelRow): Channel.Channel =>
-  new Channel.Channel(channel)
+/** The channel as answered: the row without its sealed secrets, `managed_by` one object. */
+export const toChannel = (row: ChannelRow): Channel.Channel => {
+  const { secrets: _secrets, managed_by_project: _project, managed_by_key: _key, ...channel } = row
+  return new Channel.Channel({ ...channel, managed_by: ManagedColumns.managedBy(row) })
+}
 
 export const notFound = ApiError.make("NOT_FOUND", "No such notification channel")
 
@@ -42,7 +49,13 @@ export interface ListQuery {
   readonly limit: number
   readonly offset: number
   readonly kind?: Channel.ChannelKind | undefined
+  readonly managed_by?: string | undefined
 }
+
+const KIND = "notification channel"
+
+// Channels have no unique index but managed_by's, which `claiming` answers: any other violation is a defect.
+const onlyManaged = (violation: UniqueViolation) => Effect.die(violation)
 
 const decodeSettings = Schema.decodeUnknownEither(Channel.Settings, { errors: "all", onExcessProperty: "error" })
 
@@ -70,7 +83,13 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
     /** A page of the org's channels by name, and how many there are. */
     const list = (org: ActiveOrg, query: ListQuery) =>
       Effect.map(
-        repo.list({ org_id: org.id, kind: query.kind, limit: query.limit, offset: query.offset }),
+        repo.list({
+          org_id: org.id,
+          kind: query.kind,
+          managed_by: query.managed_by,
+          limit: query.limit,
+          offset: query.offset
+        }),
         ({ rows, total }) => ({ data: rows.map(toChannel), total })
       )
 
@@ -121,7 +140,13 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
       Object.keys(secrets).length === 0 ? null : sealer.seal(JSON.stringify(secrets))
 
     /** A new channel, with the webhook signing secret when the service made one (shown this once). */
-    const create = (org: ActiveOrg, userId: string, input: Channel.CreateChannel, writeSource: WriteSource) =>
+    const create = (
+      org: ActiveOrg,
+      userId: string,
+      input: Channel.CreateChannel,
+      writeSource: WriteSource,
+      managedBy: ManagedBy.ManagedBy | undefined
+    ) =>
       Effect.gen(function* () {
         const plan = yield* plans.forAccount(org.accountId)
         if (input.kind === "sms") yield* failWith(smsGate(plan))
@@ -132,17 +157,23 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
             yield* repo.lockAccount(org.accountId)
             const current = yield* repo.countOfAccount(org.accountId)
             if (!PlanLimits.fits(plan, "max_notification_channels", current)) return { _tag: "Full", current } as const
-            const row = yield* repo.insert({
-              id,
-              org_id: org.id,
-              account_id: org.accountId,
-              name: input.name,
-              kind: input.kind,
-              config: shown,
-              secrets: seal(secrets),
-              enabled: input.enabled ?? true,
-              write_source: writeSource
-            })
+            const row = yield* claiming(
+              KIND,
+              managedBy,
+              (claim) => repo.holder(org.id, claim),
+              repo.insert({
+                id,
+                org_id: org.id,
+                account_id: org.accountId,
+                name: input.name,
+                kind: input.kind,
+                config: shown,
+                secrets: seal(secrets),
+                enabled: input.enabled ?? true,
+                write_source: writeSource,
+                ...ManagedColumns.columns(managedBy)
+              })
+            ).pipe(Effect.catchTag("UniqueViolation", onlyManaged))
             return { _tag: "Created", row } as const
           })
         )
@@ -164,7 +195,13 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
         ? Effect.succeed<Record<string, string>>({})
         : sealer.open(row.secrets).pipe(Effect.flatMap(Schema.decodeUnknown(SecretMap)), Effect.orDie)
 
-    const update = (org: ActiveOrg, id: string, patch: Channel.PatchChannel, writeSource: WriteSource) =>
+    const update = (
+      org: ActiveOrg,
+      id: string,
+      patch: Channel.PatchChannel,
+      writeSource: WriteSource,
+      managedBy: ManagedBy.ManagedBy | undefined
+    ) =>
       Effect.gen(function* () {
         const plan = yield* plans.forAccount(org.accountId)
         const row = yield* one(org, id)
@@ -184,15 +221,23 @@ export class Channels extends Effect.Service<Channels>()("Signalman/Channels", {
           const prepared = yield* prepare(settings.right, yield* secretsOf(row), true)
           config = { shown: prepared.shown, sealed: seal(prepared.secrets) }
         }
-        const updated = yield* repo.update({
-          id: row.id,
-          org_id: org.id,
-          name: patch.name ?? row.name,
-          enabled: patch.enabled ?? row.enabled,
-          config: config?.shown ?? row.config,
-          secrets: config === undefined ? row.secrets : config.sealed,
-          write_source: writeSource
-        })
+        const updated = yield* repo.transaction(
+          claiming(
+            KIND,
+            managedBy,
+            (claim) => repo.holder(org.id, claim, row.id),
+            repo.update({
+              id: row.id,
+              org_id: org.id,
+              name: patch.name ?? row.name,
+              enabled: patch.enabled ?? row.enabled,
+              config: config?.shown ?? row.config,
+              secrets: config === undefined ? row.secrets : config.sealed,
+              write_source: writeSource,
+              managed_by: managedBy
+            })
+          ).pipe(Effect.catchTag("UniqueViolation", onlyManaged))
+        )
         return updated === undefined ? yield* Effect.fail(notFound) : toChannel(updated)
       })
 

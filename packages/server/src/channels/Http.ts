@@ -8,6 +8,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import { CreatedChannel } from "@signalman/core/Channel"
+import * as ManagedBy from "@signalman/core/ManagedBy"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Authentication from "../auth/Authentication.js"
@@ -29,11 +30,18 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "channels", (handlers) =
           return yield* channels.get(yield* requireOrg, path.id)
         })
       )
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ payload, headers }) =>
         Effect.gen(function* () {
           const caller = yield* Caller
           const org = yield* requireOrg
-          const { channel, signingSecret } = yield* channels.create(org, caller.user.id, payload, yield* writeSource)
+          const managedBy = yield* ManagedBy.fromHeaders(headers)
+          const { channel, signingSecret } = yield* channels.create(
+            org,
+            caller.user.id,
+            payload,
+            yield* writeSource,
+            managedBy
+          )
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.succeed(HttpServerResponse.setHeader(response, "location", `/api/v1/channels/${channel.id}`))
           )
@@ -43,9 +51,10 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "channels", (handlers) =
           })
         })
       )
-      .handle("update", ({ path, payload }) =>
+      .handle("update", ({ path, payload, headers }) =>
         Effect.gen(function* () {
-          return yield* channels.update(yield* requireOrg, path.id, payload, yield* writeSource)
+          const managedBy = yield* ManagedBy.fromHeaders(headers)
+          return yield* channels.update(yield* requireOrg, path.id, payload, yield* writeSource, managedBy)
         })
       )
       .handle("delete", ({ path }) =>

@@ -1,22 +1,28 @@
 /**
  * Notification channels' SQL. A row is core's `Channel` (timestamps arrive as `Date`s, hence the `FromDate` fields)
- * with its sealed secrets beside it; the account's channel count is taken under the account's lock.
+ * with its sealed secrets beside it and `managed_by` as its two columns; the account's channel count is taken under
+ * the account's lock. A write taking a `managed_by` another channel holds is a `UniqueViolation`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Channel from "@signalman/core/Channel"
 import { AccountId, OrgId } from "@signalman/core/Identity"
+import * as ManagedBy from "@signalman/core/ManagedBy"
 import { WriteSource } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Struct from "effect/Struct"
 import * as AccountLock from "../database/AccountLock.js"
+import * as ManagedColumns from "../database/ManagedColumns.js"
 import * as ReferenceLock from "../database/ReferenceLock.js"
 import * as Transaction from "../database/Transaction.js"
+import { refusable } from "../database/UniqueViolation.js"
 
 /** A stored channel: the channel as answered, and the sealed map of its secret values (null when it has none). */
 export const ChannelRow = Schema.Struct({
-  ...Channel.Channel.fields,
+  ...Struct.omit(Channel.Channel.fields, "managed_by"),
+  ...ManagedColumns.fields,
   secrets: Schema.NullOr(Schema.String),
   created_at: Schema.DateTimeUtcFromDate,
   updated_at: Schema.DateTimeUtcFromDate
@@ -37,7 +43,8 @@ export const NewChannel = Schema.Struct({
   config: Config,
   secrets: Schema.NullOr(Schema.String),
   enabled: Schema.Boolean,
-  write_source: WriteSource
+  write_source: WriteSource,
+  ...ManagedColumns.fields
 })
 
 /** A changed channel: every column a PATCH may touch, merged with the stored values by the service. */
@@ -48,12 +55,15 @@ export const ChannelChange = Schema.Struct({
   enabled: Schema.Boolean,
   config: Config,
   secrets: Schema.NullOr(Schema.String),
-  write_source: WriteSource
+  write_source: WriteSource,
+  /** Stamped when given; left as stored otherwise. */
+  managed_by: Schema.UndefinedOr(ManagedBy.ManagedBy)
 })
 
 const Page = Schema.Struct({
   org_id: OrgId,
   kind: Schema.UndefinedOr(Channel.ChannelKind),
+  managed_by: Schema.UndefinedOr(Schema.String),
   limit: Schema.Int,
   offset: Schema.Int
 })
@@ -69,7 +79,11 @@ export class ChannelsRepo extends Effect.Service<ChannelsRepo>()("Signalman/Chan
     })
 
     const where = (page: typeof Page.Encoded) =>
-      sql.and([sql`org_id = ${page.org_id}`, ...(page.kind === undefined ? [] : [sql`kind = ${page.kind}`])])
+      sql.and([
+        sql`org_id = ${page.org_id}`,
+        ...(page.kind === undefined ? [] : [sql`kind = ${page.kind}`]),
+        ...(page.managed_by === undefined ? [] : [sql`managed_by_project = ${page.managed_by}`])
+      ])
 
     const count = SqlSchema.single({
       Request: Page,
@@ -98,9 +112,10 @@ export class ChannelsRepo extends Effect.Service<ChannelsRepo>()("Signalman/Chan
       Request: NewChannel,
       Result: ChannelRow,
       execute: (row) => sql`
-        INSERT INTO channels (id, org_id, account_id, name, kind, config, secrets, enabled, write_source)
+        INSERT INTO channels (id, org_id, account_id, name, kind, config, secrets, enabled, write_source,
+          managed_by_project, managed_by_key)
         VALUES (${row.id}, ${row.org_id}, ${row.account_id}, ${row.name}, ${row.kind}, ${row.config}::jsonb,
-          ${row.secrets}, ${row.enabled}, ${row.write_source})
+          ${row.secrets}, ${row.enabled}, ${row.write_source}, ${row.managed_by_project}, ${row.managed_by_key})
         RETURNING *
       `
     })
@@ -114,11 +129,18 @@ export class ChannelsRepo extends Effect.Service<ChannelsRepo>()("Signalman/Chan
           enabled = ${change.enabled},
           config = ${change.config}::jsonb,
           secrets = ${change.secrets},
+          ${ManagedColumns.stamp(sql, change.managed_by)}
           write_source = ${change.write_source},
           updated_at = now()
         WHERE id = ${change.id} AND org_id = ${change.org_id}
         RETURNING *
       `
+    })
+
+    const holder = SqlSchema.findOne({
+      Request: ManagedColumns.Claim,
+      Result: Id,
+      execute: (c) => sql`SELECT id::text AS id FROM channels WHERE ${ManagedColumns.holding(sql, c)}`
     })
 
     const transaction = Transaction.make(sql)
@@ -177,8 +199,15 @@ export class ChannelsRepo extends Effect.Service<ChannelsRepo>()("Signalman/Chan
       /** Holds the account's lock to the end of the transaction: its quota counts serialise on it. */
       lockAccount: (accountId: AccountId) => AccountLock.lock(sql, accountId),
       countOfAccount: (accountId: AccountId) => Effect.map(Effect.orDie(countOfAccount(accountId)), (row) => row.n),
-      insert: (row: typeof NewChannel.Type) => Effect.orDie(insert(row)),
-      update: (change: typeof ChannelChange.Type) => Effect.map(Effect.orDie(update(change)), Option.getOrUndefined),
+      /** Fails with `UniqueViolation` when it takes a `managed_by` another channel holds. */
+      insert: (row: typeof NewChannel.Type) => refusable(insert(row)),
+      /** Fails with `UniqueViolation` when it takes a `managed_by` another channel holds. */
+      update: (change: typeof ChannelChange.Type) => Effect.map(refusable(update(change)), Option.getOrUndefined),
+      /** The channel of the org, other than `except`, that holds this (project, key), if any. */
+      holder: (orgId: OrgId, claim: ManagedBy.ManagedBy, except: string | null = null) =>
+        Effect.map(Effect.orDie(holder({ org_id: orgId, claim, except })), (row) =>
+          Option.getOrUndefined(Option.map(row, (r) => r.id))
+        ),
       remove
     }
   })

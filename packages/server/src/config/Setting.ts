@@ -126,6 +126,32 @@ export const list = <const L extends string>(
   })
 
 /**
+ * A list of free-form names, each matching `pattern` (region ids): a JSON or YAML array in the file, a
+ * comma-separated string in the environment. A name given twice is kept once; an empty list is refused when
+ * `nonEmpty`. `item` names one entry in messages (`a region id`).
+ */
+export const names = (
+  options: Common<ReadonlyArray<string>> & {
+    readonly pattern: RegExp
+    readonly item: string
+    readonly nonEmpty?: boolean
+  }
+) =>
+  make<ReadonlyArray<string>>(options, (raw) => {
+    const items = itemsOf(raw)
+    if (items === undefined) return Either.left(`must be a list, got ${show(raw)}`)
+    const out: Array<string> = []
+    for (const entry of items) {
+      if (typeof entry !== "string" || !options.pattern.test(entry)) {
+        return Either.left(`${show(entry)} is not ${options.item}`)
+      }
+      if (!out.includes(entry)) out.push(entry)
+    }
+    if (options.nonEmpty === true && out.length === 0) return Either.left("must not be empty")
+    return Either.right(out)
+  })
+
+/**
  * Address ranges (`10.0.0.0/8`, `192.0.2.7`, `fd00::/8`): a JSON or YAML array in the file, a comma-separated string
  * in the environment.
  */

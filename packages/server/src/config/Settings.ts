@@ -3,6 +3,7 @@
  * name is the dotted path upper-cased with `__` between parts: `auth.magic_link.expiry_minutes` is
  * `AUTH__MAGIC_LINK__EXPIRY_MINUTES`.
  */
+import { defaultMaxConcurrency as defaultFlowMaxConcurrency } from "@signalman/checks/Flow"
 import { defaultMaxConcurrency } from "@signalman/checks/Runner"
 import * as Setting from "./Setting.js"
 
@@ -150,10 +151,29 @@ export const settings = {
     default: 2,
     min: 1
   }),
+  "checker.browser_path": Setting.optionalString({
+    description:
+      "The headless Chromium the local region runs browser flows with; unset: a system Chromium or Chrome, else the packaged one; none: no flows here",
+    aliases: ["CHROMIUM_PATH"]
+  }),
+  "checker.flow_max_concurrency": Setting.integer({
+    description:
+      "Browser flows one process runs at once (each is a browser context and its pages); more wait their turn",
+    default: defaultFlowMaxConcurrency,
+    min: 1
+  }),
   "checker.rdap_max_inflight": Setting.integer({
     description: "Concurrent RDAP queries per TLD",
     default: 4,
     min: 1
+  }),
+  "checker.default_regions": Setting.names({
+    description:
+      "Regions a probe monitor created without regions runs in; an id that is not an enabled region is reported at boot and refuses such creates with 422 REGION_INVALID",
+    default: ["local"],
+    pattern: /^[a-z0-9][a-z0-9-]{0,31}$/,
+    item: "a region id (1-32 lower-case letters, digits and hyphens)",
+    nonEmpty: true
   }),
   "checker.rdap_bootstrap_url": Setting.url({
     description: "RDAP bootstrap registry for domain_expiry checks",
@@ -253,6 +273,49 @@ export const settings = {
     description: "How often a worker recomputes which monitors the plan holds (not run) and keeps partitions ahead",
     default: 30,
     min: 1
+  }),
+  "agents.lease_secs": Setting.integer({
+    description:
+      "How long past its due time a job leased to a probe agent stays its own; a job the agent has not started by then goes to a sibling",
+    default: 90,
+    min: 1
+  }),
+  "agents.poll_interval_ms": Setting.integer({
+    description: "How often an agent with room asks for jobs (told to agents in their welcome)",
+    default: 1000,
+    min: 10
+  }),
+  "agents.lookahead_ms": Setting.integer({
+    description: "How far ahead of their due time jobs are leased to agents, so each starts on time",
+    default: 2000,
+    min: 0,
+    max: 60_000
+  }),
+  "agents.recheck_ms": Setting.integer({
+    description:
+      "How long a verified agent token is trusted before it is looked up again, and how often an open stream is (a revoked agent is refused and its stream closed within this)",
+    default: 5000,
+    min: 100,
+    max: 60_000
+  }),
+  "agents.max_leased_per_stream": Setting.integer({
+    description: "Jobs one agent stream may hold leased and unanswered at once; pulls beyond it get fewer or none",
+    default: 2000,
+    min: 1
+  }),
+  "agents.one_off_grace_ms": Setting.integer({
+    description:
+      "How long past a one-off check's own timeout (a test or check-now in an agent's region) the request waits for the agent's answer before it is 503 NOT_READY",
+    default: 5000,
+    min: 200,
+    max: 60_000
+  }),
+  "agents.one_off_poll_ms": Setting.integer({
+    description:
+      "How often an API process holding agent streams looks for one-off checks asked of another process, and a waiting request for its answer",
+    default: 250,
+    min: 10,
+    max: 5000
   }),
   "abuse.hot_reload_enabled": Setting.boolean({
     description: "Re-read the abuse pattern and deny lists on SIGHUP",

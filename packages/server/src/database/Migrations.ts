@@ -27,6 +27,11 @@ import m0014 from "./migrations/0014_page_viewers.js"
 import m0015 from "./migrations/0015_monitor_shares.js"
 import m0016 from "./migrations/0016_page_subscribers.js"
 import m0017 from "./migrations/0017_subscriber_admission.js"
+import m0018 from "./migrations/0018_agents.js"
+import m0019 from "./migrations/0019_region_advisories.js"
+import m0020 from "./migrations/0020_flow_evidence.js"
+import m0021 from "./migrations/0021_one_off_runs.js"
+import m0022 from "./migrations/0022_managed_by.js"
 
 export const loader = Migrator.fromRecord({
   "0001_instance": m0001,
@@ -45,7 +50,12 @@ export const loader = Migrator.fromRecord({
   "0014_page_viewers": m0014,
   "0015_monitor_shares": m0015,
   "0016_page_subscribers": m0016,
-  "0017_subscriber_admission": m0017
+  "0017_subscriber_admission": m0017,
+  "0018_agents": m0018,
+  "0019_region_advisories": m0019,
+  "0020_flow_evidence": m0020,
+  "0021_one_off_runs": m0021,
+  "0022_managed_by": m0022
 })
 
 const run = Migrator.make({})

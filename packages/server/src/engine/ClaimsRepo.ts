@@ -15,6 +15,8 @@ export const Claimed = Schema.Struct({
   due: Schema.DateFromSelf,
   /** The due time exactly as stored, handed back on release so the comparison is exact. */
   due_text: Schema.String,
+  /** The lease's end: `lease_secs` past the due time, or past the claim for a row claimed when that had passed. */
+  leased_until: Schema.DateFromSelf,
   interval_secs: Schema.Number,
   org_id: OrgId,
   check_spec: Schema.Unknown,
@@ -25,6 +27,8 @@ export type Claimed = typeof Claimed.Type
 /** Which rows a claim takes, and the lease it puts on them. */
 export const Claim = Schema.Struct({
   region: Schema.String,
+  /** Leave browser flows unclaimed: the claimer has no browser (an agent that reported none). */
+  without_flows: Schema.Boolean,
   lookahead_secs: Schema.Number,
   limit: Schema.Number,
   lease_secs: Schema.Number,
@@ -50,22 +54,27 @@ export class EngineClaimsRepo extends Effect.Service<EngineClaimsRepo>()("Signal
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    // A row overdue by more than the lease (after an outage) is leased from the claim instead of its due time: a
+    // lease that ended before it began would let the next claim take the row again while this one runs it.
     const claim = SqlSchema.findAll({
       Request: Claim,
       Result: Claimed,
-      execute: ({ region, lookahead_secs, limit, lease_secs, token }) => sql`
+      execute: ({ region, without_flows, lookahead_secs, limit, lease_secs, token }) => sql`
       WITH due AS (
         SELECT target_id, region FROM schedules
         WHERE region = ${region} AND NOT held
           AND next_run_at <= now() + make_interval(secs => ${lookahead_secs})
           AND (leased_until IS NULL OR leased_until < now())
+          ${without_flows ? sql`AND NOT EXISTS (SELECT 1 FROM targets f WHERE f.id = target_id AND f.kind = 'flow')` : sql``}
         ORDER BY next_run_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
       ), claimed AS (
-        UPDATE schedules s SET leased_until = s.next_run_at + make_interval(secs => ${lease_secs}), leased_by = ${token}
+        UPDATE schedules s
+        SET leased_until = GREATEST(s.next_run_at, now()) + make_interval(secs => ${lease_secs}), leased_by = ${token}
         FROM due WHERE s.target_id = due.target_id AND s.region = due.region
-        RETURNING s.target_id, s.region, s.next_run_at AS due, s.next_run_at::text AS due_text, s.interval_secs
+        RETURNING s.target_id, s.region, s.next_run_at AS due, s.next_run_at::text AS due_text, s.leased_until,
+          s.interval_secs
       )
       SELECT c.*, t.org_id, t.check_spec, t.credentials
       FROM claimed c JOIN targets t ON t.id = c.target_id

@@ -1,10 +1,12 @@
 /**
- * The `results` group: check-now, and reading results, latency, uptime and the dashboard summary.
+ * The `results` group: check-now, and reading results, screenshots, latency, flow step series, uptime and the
+ * dashboard summary.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
-import * as Region from "@signalman/core/Region"
+import { Caller } from "@signalman/core/api/Authentication"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
@@ -14,13 +16,13 @@ import * as Authentication from "../auth/Authentication.js"
 import { requireOrg } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
 import { notFound, Targets } from "../targets/Targets.js"
-import { Readings } from "./Readings.js"
-import { isBlocked } from "./ResultObservers.js"
-import { ResultStore } from "./ResultStore.js"
-import { StoredChecks } from "./StoredChecks.js"
+import { CheckNow } from "./CheckNow.js"
+import * as ReadableRange from "./ReadableRange.js"
+import { bucketSecs, Readings } from "./Readings.js"
 
-const DAY = 86_400_000
 const SUMMARY_TTL_MS = 5_000
+
+const noScreenshot = ApiError.make("NOT_FOUND", "No such screenshot")
 
 interface RangeParams {
   readonly from?: DateTime.Utc | undefined
@@ -33,16 +35,15 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
     const targets = yield* Targets
     const plans = yield* Plans
     const readings = yield* Readings
-    const store = yield* ResultStore
-    const storedChecks = yield* StoredChecks
+    const checkNow = yield* CheckNow
     const summaries = new Map<
       string,
       { readonly until: number; readonly value: Effect.Effect.Success<ReturnType<typeof readings.summary>> }
     >()
 
     /**
-     * The caller's target and the range asked for: `to` defaults to now, `from` to a day before `to`, and `from` is
-     * held within the plan's `retention_days` (the readable history). `rawFrom` is where raw results begin.
+     * The caller's target and the range asked for, held within what the plan keeps (`ReadableRange`). `rawFrom` is
+     * where raw results begin.
      */
     const readable = (id: string, params: RangeParams) =>
       Effect.gen(function* () {
@@ -50,19 +51,11 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
         const row = yield* targets.one(org, id)
         if (row === undefined) return yield* Effect.fail(notFound)
         const plan = yield* plans.forAccount(org.accountId)
-        const now = Date.now()
-        const to = params.to === undefined ? new Date(now) : DateTime.toDate(params.to)
-        const asked = params.from === undefined ? new Date(to.getTime() - DAY) : DateTime.toDate(params.from)
-        if (asked.getTime() >= to.getTime()) {
-          return yield* Effect.fail(ApiError.make("VALIDATION_FAILED", "from must be before to", { field: "from" }))
-        }
-        const from = new Date(Math.max(asked.getTime(), now - plan.quotas.retention_days * DAY))
-        const rawFrom = new Date(now - plan.quotas.raw_days * DAY)
-        return {
-          row,
-          range: { from, to: new Date(Math.max(to.getTime(), from.getTime())), region: params.region },
-          rawFrom
-        }
+        const { from, to, rawFrom } = yield* ReadableRange.clamp(plan.quotas, Date.now(), {
+          from: params.from === undefined ? undefined : DateTime.toDate(params.from),
+          to: params.to === undefined ? undefined : DateTime.toDate(params.to)
+        })
+        return { row, range: { from, to, region: params.region }, rawFrom }
       })
 
     const stamp = (range: { readonly from: Date; readonly to: Date }) => ({
@@ -73,32 +66,13 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
     return handlers
       .handle("checkNow", ({ path }) =>
         Effect.gen(function* () {
+          const caller = yield* Caller
           const org = yield* requireOrg
           const row = yield* targets.one(org, path.id)
           if (row === undefined) return yield* Effect.fail(notFound)
           const unprobeable = TargetRules.probeable(row.kind)
           if (Option.isSome(unprobeable)) return yield* Effect.fail(unprobeable.value)
-          // As POST /targets/test answers: a check run now runs in this process, the local region, with no browser.
-          const unplaced = TargetRules.placement(row.kind, [Region.LOCAL], () => false)
-          if (Option.isSome(unplaced)) return yield* Effect.fail(unplaced.value)
-          const result = yield* storedChecks.runNow({
-            id: row.id,
-            orgId: row.org_id,
-            checkSpec: row.check_spec,
-            credentials: row.credentials
-          })
-          // An extra check stands for no stretch of the timeline: the scheduled runs already cover it (weight 0).
-          yield* store.write([
-            {
-              targetId: row.id,
-              orgId: row.org_id,
-              result,
-              source: "check_now",
-              blocked: isBlocked(result),
-              weightSecs: 0
-            }
-          ])
-          return result
+          return yield* checkNow.run(row, caller.user.id)
         })
       )
       .handle("results", ({ path, urlParams }) =>
@@ -106,6 +80,25 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
           const { range } = yield* readable(path.id, urlParams)
           const page = yield* readings.results(path.id, range, urlParams.limit, urlParams.offset)
           return { data: page.data, total: page.total, limit: urlParams.limit, offset: urlParams.offset }
+        })
+      )
+      .handle("screenshot", ({ path }) =>
+        Effect.gen(function* () {
+          const org = yield* requireOrg
+          const row = yield* targets.one(org, path.id)
+          if (row === undefined) return yield* Effect.fail(notFound)
+          const shot = yield* readings.screenshot(row.id, path.result_id)
+          if (shot === undefined) return yield* Effect.fail(noScreenshot)
+          // The bytes behind an id never change, so a browser may keep them, privately, until they would be pruned.
+          const keepSecs = Math.max(0, Math.floor((shot.expires_at.getTime() - Date.now()) / 1000))
+          return HttpServerResponse.uint8Array(shot.png, {
+            contentType: "image/png",
+            headers: {
+              "cache-control": `private, max-age=${keepSecs}, immutable`,
+              "x-content-type-options": "nosniff",
+              "content-disposition": `inline; filename="${path.result_id}.png"`
+            }
+          })
         })
       )
       .handle("latency", ({ path, urlParams }) =>
@@ -119,6 +112,18 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
         Effect.gen(function* () {
           const { range } = yield* readable(path.id, urlParams)
           return { ...stamp(range), ...(yield* readings.latencyByRegion(path.id, range)) }
+        })
+      )
+      .handle("flowSteps", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          const { row, range, rawFrom } = yield* readable(path.id, urlParams)
+          // Steps are read from raw results only, so the range starts no earlier than they are kept.
+          const from = new Date(Math.max(range.from.getTime(), rawFrom.getTime()))
+          const raw = { from, to: new Date(Math.max(range.to.getTime(), from.getTime())), region: range.region }
+          const head = { ...stamp(raw), region: raw.region ?? null }
+          // Only a flow has steps; another kind answers none rather than an error, as a flow with no runs would.
+          if (row.kind !== "flow") return { ...head, bucket_secs: bucketSecs(raw.from, raw.to), steps: [] }
+          return { ...head, ...(yield* readings.flowSteps(row.id, raw)) }
         })
       )
       .handle("uptime", ({ path, urlParams }) =>
@@ -141,4 +146,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "results", (handlers) =>
         })
       )
   })
-).pipe(Layer.provide([Targets.Default, Plans.Default, Authentication.layer]))
+).pipe(Layer.provide([Targets.Default, Plans.Default, Authentication.layer, CheckNow.Default]))

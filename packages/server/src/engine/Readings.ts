@@ -1,12 +1,17 @@
 /**
- * Reading what the engine stored: result pages, latency series, uptime and the dashboard summary (docs/engine.md
- * has the shapes and the choice of source for each range).
+ * Reading what the engine stored: result pages, a monitor's state now, latency series, flow step series,
+ * screenshots, uptime and the dashboard summary (docs/engine.md has the shapes and the choice of source for each
+ * range), and the batched reads of the monitors overview: many monitors' states and figures in a few statements,
+ * and which monitors of some orgs changed since a moment (the dashboard's live stream).
  */
 import { CheckResult, type CheckStatus } from "@signalman/core/CheckResult"
 import * as LatencyHistogram from "@signalman/core/LatencyHistogram"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import { EngineRepo, type LatencyRow } from "./Repo.js"
+import { EvidenceRepo } from "./EvidenceRepo.js"
+import * as MonitorFigures from "./MonitorFigures.js"
+import * as MonitorState from "./MonitorState.js"
+import { EngineRepo, type FlowStepRow, type LatencyRow, type StateRow } from "./Repo.js"
 import { UptimeExclusions } from "./UptimeExclusions.js"
 
 export interface Range {
@@ -23,6 +28,9 @@ export const bucketSecs = (from: Date, to: Date): number => {
   const span = (to.getTime() - from.getTime()) / 1000
   return WIDTHS.find((w) => span / w <= MAX_BUCKETS) ?? 86400
 }
+
+/** How far ahead of this clock a result's time may be (another machine's clock) and still count as changed. */
+const FUTURE_MS = 300_000
 
 const mean = (sum: number, n: number): number | null => (n === 0 ? null : sum / n)
 
@@ -94,9 +102,40 @@ const series = (rows: ReadonlyArray<LatencyRow>, keyOf: (row: LatencyRow) => str
   )
 }
 
+/** Flow step rows (ordered by index, action, bucket) as one series per step. */
+export const flowStepSeries = (rows: ReadonlyArray<FlowStepRow>) => {
+  const steps: Array<{
+    index: number
+    action: string
+    series: Array<{
+      at: DateTime.Utc
+      count: number
+      failures: number
+      mean_ms: number | null
+      p95_ms: number | null
+    }>
+  }> = []
+  for (const row of rows) {
+    let step = steps[steps.length - 1]
+    if (step === undefined || step.index !== row.index || step.action !== row.action) {
+      step = { index: row.index, action: row.action, series: [] }
+      steps.push(step)
+    }
+    step.series.push({
+      at: DateTime.unsafeFromDate(row.at),
+      count: row.count,
+      failures: row.failures,
+      mean_ms: row.mean_ms,
+      p95_ms: row.p95_ms
+    })
+  }
+  return steps
+}
+
 export class Readings extends Effect.Service<Readings>()("Signalman/Readings", {
   effect: Effect.gen(function* () {
     const repo = yield* EngineRepo
+    const evidence = yield* EvidenceRepo
     const exclusions = yield* UptimeExclusions
 
     const of = (targetId: string, range: Range) => ({
@@ -106,12 +145,16 @@ export class Readings extends Effect.Service<Readings>()("Signalman/Readings", {
       region: range.region
     })
 
-    const results = (targetId: string, range: Range, limit: number, offset: number) =>
+    /** A page of results in the range, newest first; only those of `status` when it is given. */
+    const results = (targetId: string, range: Range, limit: number, offset: number, status?: CheckStatus) =>
       Effect.gen(function* () {
-        const total = yield* repo.resultCount(of(targetId, range))
-        const rows = yield* repo.resultPage(of(targetId, range), limit, offset)
+        const total = yield* repo.resultCount(of(targetId, range), status)
+        const rows = yield* repo.resultPage(of(targetId, range), limit, offset, status)
         return { total, data: rows.map((r) => new CheckResult(r)) }
       })
+
+    /** The monitor's state now (`MonitorState`), judged from its results since `from`; undefined with none. */
+    const state = (targetId: string, from: Date) => Effect.map(repo.regionStates(targetId, from), MonitorState.fold)
 
     /**
      * Latency rows per (region, bucket): from raw results for buckets under an hour (quantiles from a histogram
@@ -150,6 +193,17 @@ export class Readings extends Effect.Service<Readings>()("Signalman/Readings", {
             .map(([region, buckets]) => ({ region, buckets }))
         }
       })
+
+    /** Per-step series of a flow monitor over the range, from raw results, in buckets chosen as for latency. */
+    const flowSteps = (targetId: string, range: Range) =>
+      Effect.gen(function* () {
+        const width = bucketSecs(range.from, range.to)
+        const rows = yield* repo.flowSteps(of(targetId, range), width)
+        return { bucket_secs: width, steps: flowStepSeries(rows) }
+      })
+
+    /** A monitor's screenshot while it is kept, or undefined. */
+    const screenshot = (targetId: string, id: string) => evidence.screenshot(targetId, id)
 
     /**
      * Time-based uptime. Within the raw window the raw results are summed, each standing for its weight (the
@@ -195,7 +249,49 @@ export class Readings extends Effect.Service<Readings>()("Signalman/Readings", {
         }
       })
 
-    return { results, latency, latencyByRegion, uptime, summary }
+    const byId = (rows: ReadonlyArray<StateRow>) => new Map<string, StateRow>(rows.map((row) => [row.id, row]))
+
+    /** The state of each of these monitors (ids of one org the caller may read), by id; unknown ids are absent. */
+    const states = (ids: ReadonlyArray<string>) => Effect.map(repo.states(ids), byId)
+
+    /** The state of every monitor of the org, by id. */
+    const statesOfOrg = (orgId: string) => Effect.map(repo.statesOfOrg(orgId), byId)
+
+    /**
+     * The overview's figures of each of these monitors, by id, in two statements whatever their number (one row per
+     * monitor each): the latest results, and the rollups' hourly means and uptime sums (`MonitorFigures`).
+     */
+    const figures = (ids: ReadonlyArray<string>, now: Date) =>
+      Effect.gen(function* () {
+        const w = MonitorFigures.windows(now)
+        const [recent, rollups] = yield* Effect.all(
+          [repo.recent(ids, MonitorFigures.RECENT), repo.rollups(ids, { ...w, to: now })],
+          { concurrency: 2 }
+        )
+        return MonitorFigures.shape(ids, { recent, rollups }, w)
+      })
+
+    /**
+     * The monitors of these orgs with a result newer than `floor`, or a row changed after it (live updates). Results
+     * stamped more than `FUTURE_MS` ahead are left out: the partitions made ahead of time need not be probed.
+     */
+    const changes = (orgIds: ReadonlyArray<string>, floor: Date) =>
+      repo.changes(orgIds, floor, new Date(Date.now() + FUTURE_MS))
+
+    return {
+      results,
+      state,
+      latency,
+      latencyByRegion,
+      flowSteps,
+      screenshot,
+      uptime,
+      summary,
+      states,
+      statesOfOrg,
+      figures,
+      changes
+    }
   }),
-  dependencies: [EngineRepo.Default]
+  dependencies: [EngineRepo.Default, EvidenceRepo.Default]
 }) {}

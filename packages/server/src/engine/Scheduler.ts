@@ -5,10 +5,10 @@
  * sharing the database never claim the same row, prepares each claimed run (StoredChecks: opened, variables
  * filled, address rules applied) and hands the batch to the runner, which starts each check on its due time with
  * at most `checker.max_concurrency` in flight and under the per-host throttle. Each result is queued as its check
- * ends, and the queue is written in batches: the results (ResultStore) and, in the same transaction, each row's
- * release with its next due time on its grid (Slots.nextRunMs). A release only applies while this worker still
- * holds the lease, so a worker that lost its lease (it stalled past `scheduler.lease_secs` and another took the
- * row) cannot move the row back.
+ * ends, and the queue is written in batches: the results (ResultStore, with the evidence a run kept beside its
+ * result, such as a failed flow's screenshot) and, in the same transaction, each row's release with its next due
+ * time on its grid (Slots.nextRunMs). A release only applies while this worker still holds the lease, so a worker
+ * that lost its lease (it stalled past `scheduler.lease_secs` and another took the row) cannot move the row back.
  *
  * Scheduled checks spend no rate budget. A check over the per-host cap (`checker.per_host_max_inflight`) is
  * dropped by the runner: no result, the row simply moves to its next slot.
@@ -38,11 +38,18 @@ import { StoredChecks } from "./StoredChecks.js"
 
 interface Finished {
   readonly claimed: Claimed
-  /** None when the throttle dropped the tick, the run expired, or it failed with a defect (logged). */
-  readonly result: Option.Option<CheckResult>
+  /**
+   * The result and the evidence its run kept; none when the throttle dropped the tick, the run expired, or it
+   * failed with a defect (logged).
+   */
+  readonly result: Option.Option<Probes.Stamped>
   /** The run could not start before its lease ran out (the worker is behind). */
   readonly expired: boolean
 }
+
+/** An error result made here, not by a probe: it kept no evidence. */
+const measuredNothing = (result: CheckResult): Option.Option<Probes.Stamped> =>
+  Option.some({ result, evidence: undefined })
 
 /** A claimed run as the runner's job: the row rides along, to be released with the result. */
 interface Scheduled extends Runner.Job {
@@ -73,6 +80,9 @@ const run = Effect.gen(function* () {
   const claim = (room: number) =>
     repo.claim({
       region: Probes.LOCAL_REGION,
+      // The local region's flows run here whether or not this process has a browser: without one each run is an
+      // error result that says so, and a flow monitor cannot be placed in local then (NO_FLOW_CAPABLE_AGENT).
+      without_flows: false,
       lookahead_secs: lookahead / 1000,
       limit: room,
       lease_secs: lease,
@@ -80,7 +90,7 @@ const run = Effect.gen(function* () {
     })
 
   // A run is over: its row goes to the next batch write, and its room under scheduler.max_concurrency is free.
-  const finish = (claimed: Claimed, result: Option.Option<CheckResult>, expired = false) =>
+  const finish = (claimed: Claimed, result: Option.Option<Probes.Stamped>, expired = false) =>
     Effect.zipRight(
       Queue.offer(finished, { claimed, result, expired }),
       Ref.update(inflight, (n) => n - 1)
@@ -102,7 +112,7 @@ const run = Effect.gen(function* () {
       case "Ran":
         return Effect.flatMap(Probes.stamped(result.outcome), (stored) => finish(claimed, Option.some(stored)))
       case "Unprobeable":
-        return Effect.flatMap(Probes.failed(result.error.message), (stored) => finish(claimed, Option.some(stored)))
+        return Effect.flatMap(Probes.failed(result.error.message), (stored) => finish(claimed, measuredNothing(stored)))
       case "Dropped":
         return finish(claimed, Option.none())
       case "Expired":
@@ -140,7 +150,7 @@ const run = Effect.gen(function* () {
               Effect.forkScoped(
                 Runner.untilDue(claimed.due.getTime()).pipe(
                   Effect.zipRight(Probes.failed(error)),
-                  Effect.flatMap((stored) => finish(claimed, Option.some(stored)))
+                  Effect.flatMap((stored) => finish(claimed, measuredNothing(stored)))
                 )
               ).pipe(Effect.asVoid)
           }),
@@ -163,16 +173,18 @@ const run = Effect.gen(function* () {
         region: claimed.region,
         due: claimed.due_text,
         next: new Date(Slots.nextRunMs(due, claimed.interval_secs, now)).toISOString(),
-        status: Option.match(result, { onNone: () => null, onSome: (r) => r.status })
+        status: Option.match(result, { onNone: () => null, onSome: (r) => r.result.status })
       })
       if (Option.isSome(result)) {
+        const { result: stored, evidence } = result.value
         pending.push({
           targetId: claimed.target_id,
           orgId: claimed.org_id,
-          result: result.value,
+          result: stored,
           source: "scheduled",
-          blocked: isBlocked(result.value),
-          weightSecs: claimed.interval_secs
+          blocked: isBlocked(stored),
+          weightSecs: claimed.interval_secs,
+          evidence
         })
       }
     }

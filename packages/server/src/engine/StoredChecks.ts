@@ -5,12 +5,11 @@
  * is answered with the text of an `error` result (not downtime), so the timeline shows why nothing was measured: a
  * reference to a deleted variable, an internal address a variable filled in (`blocked:`).
  *
- * The scheduler prepares each claimed run and hands the ready checks to the checks package's `Runner`; check-now
- * prepares and probes one at once (`runNow`), outside the runner: it is not throttled per host (it has its own
- * budget).
+ * The scheduler prepares each claimed run and hands the ready checks to the checks package's `Runner`; the agents'
+ * leases prepare each job alike; check-now prepares one and probes it at once in `local` (`CheckNow`), outside the
+ * runner: it is not throttled per host (it has its own budget), and hands it to an agent in each remote region.
  */
 import * as TargetAddress from "@signalman/checks/TargetAddress"
-import type { CheckResult } from "@signalman/core/CheckResult"
 import { CheckSpec } from "@signalman/core/CheckSpec"
 import type { OrgId } from "@signalman/core/Identity"
 import * as VariableRefs from "@signalman/core/Variables"
@@ -19,7 +18,6 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/Config.js"
 import { Sealer } from "../crypto/Sealer.js"
-import * as Probes from "../probes/Probes.js"
 import { Variables } from "../variables/Variables.js"
 
 /** What a run needs of the stored target. */
@@ -36,7 +34,6 @@ export class StoredChecks extends Effect.Service<StoredChecks>()("Signalman/Stor
   effect: Effect.gen(function* () {
     const sealer = yield* Sealer
     const variables = yield* Variables
-    const probes = yield* Probes.Probes
     const allowPrivate = (yield* AppConfig)["checker.allow_private_targets"]
 
     /**
@@ -71,19 +68,7 @@ export class StoredChecks extends Effect.Service<StoredChecks>()("Signalman/Stor
         return Either.right(filled)
       }).pipe(Effect.orDie)
 
-    return {
-      prepare,
-      /** Check-now: prepares and probes at once; a kind with no probe here becomes an error result. */
-      runNow: (stored: Stored): Effect.Effect<CheckResult> =>
-        Effect.flatMap(
-          prepare(stored),
-          Either.match({
-            onLeft: Probes.failed,
-            onRight: (spec) =>
-              probes.runOnce(spec).pipe(Effect.catchTag("Unprobeable", (e) => Probes.failed(e.message)))
-          })
-        )
-    }
+    return { prepare }
   }),
   dependencies: [Sealer.Default]
 }) {}

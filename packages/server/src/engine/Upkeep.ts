@@ -10,12 +10,16 @@
  *   so a partition is dropped only when it is older than the longest `raw_days` of any plan or override; an account
  *   whose plan keeps less has its older rows deleted. Rollups are kept `retention_days` of the plan (the readable
  *   history window); the rollups of deleted monitors go too.
+ * - evidence, hourly: screenshots past their `expires_at` (the account's `evidence_days` when the result was
+ *   written) and those of deleted monitors are deleted. The screenshot route already answers 404 from `expires_at`
+ *   on, so the hour between them is only storage.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/Config.js"
+import { EvidenceRepo } from "./EvidenceRepo.js"
 import { EngineRepo } from "./Repo.js"
 
 /** Holds and lifts holds per the plans; answers how many monitors changed. */
@@ -35,7 +39,10 @@ export const keepPartitions = Effect.gen(function* () {
   return dropped + deleted
 })
 
-const forever = <A>(name: string, every: Duration.DurationInput, work: Effect.Effect<A, unknown, EngineRepo>) =>
+/** Deletes the evidence no longer kept; answers how many screenshots went. */
+export const pruneEvidence = Effect.flatMap(EvidenceRepo, (repo) => repo.prune)
+
+const forever = <A, R>(name: string, every: Duration.DurationInput, work: Effect.Effect<A, unknown, R>) =>
   work.pipe(
     Effect.catchAllCause((cause) =>
       Effect.logWarning("Engine upkeep failed; retrying on the next tick", cause).pipe(
@@ -52,5 +59,6 @@ export const layer = Layer.scopedDiscard(
     const config = yield* AppConfig
     yield* Effect.forkScoped(forever("holds", Duration.seconds(config["scheduler.refresh_secs"]), refreshHolds))
     yield* Effect.forkScoped(forever("partitions", "1 hour", keepPartitions))
+    yield* Effect.forkScoped(forever("evidence", "1 hour", pruneEvidence))
   })
-).pipe(Layer.provide(EngineRepo.Default))
+).pipe(Layer.provide([EngineRepo.Default, EvidenceRepo.Default]))

@@ -1,6 +1,6 @@
 /**
  * Heartbeat monitors as the API shows them: the record (`GET /targets/{id}/heartbeat`) and the rotation of the
- * ping URL (`POST .../heartbeat/rotate`, `DELETE .../heartbeat/previous`).
+ * ping URL (`POST .../heartbeat/rotate`, `DELETE .../heartbeat/previous`); and, for the dashboard, the last pings.
  *
  * Rotation rewrites the monitor's rows of `ping_tokens` (the current token, and the previous one while it overlaps)
  * and stamps `rotated_at`; it never touches the machine's state, so incidents, history, shares and page bindings stay
@@ -162,7 +162,15 @@ export class Heartbeats extends Effect.Service<Heartbeats>()("Signalman/Heartbea
         yield* Effect.forEach(ended, (token) => invalidation.publish(`ping_token:${token}`), { discard: true })
       })
 
-    return { record, rotate, endPrevious }
+    /** The monitor's newest pings (kept 14 days), newest first, at most `limit`; queued pings are written first. */
+    const recentPings = (org: ActiveOrg, id: string, limit: number) =>
+      Effect.gen(function* () {
+        const row = yield* heartbeat(org, id)
+        yield* pings.flush
+        return yield* repo.recentPings(row.id, limit)
+      })
+
+    return { record, recentPings, rotate, endPrevious }
   }),
   dependencies: [HeartbeatsRepo.Default, Pings.Default, Invalidation.Default]
 }) {}

@@ -1,6 +1,6 @@
 /**
  * Heartbeats' SQL as the API and the verdicts need it: a monitor's ping tokens and their rotation, its stored state
- * with the record's extra columns, its recent successes, the stamp a verdict change leaves, and the scheduled
+ * with the record's extra columns, its recent successes and pings, the stamp a verdict change leaves, and the scheduled
  * evaluation's claim of due monitors and save of their states. Timestamps stay `Date`s (`Schema.DateFromSelf`), as
  * `StateRows` reads them. Ping ingest's SQL is in `PingsRepo`.
  */
@@ -57,6 +57,15 @@ export const DueState = Schema.Struct({
  * than a schema: the batch goes out as JSON text, so no row is encoded one by one.
  */
 export type EvaluatedRecord = ReturnType<typeof StateRows.toRecord> & { readonly next_eval_at: string }
+
+/** A ping as kept (14 days): when, which signal, the exit status it carried, the run's length when it paired. */
+export const PingRow = Schema.Struct({
+  at: date,
+  signal: Schema.Literal("success", "start", "fail"),
+  exit_code: Schema.NullOr(Schema.Number),
+  run_duration_ms: Schema.NullOr(Schema.Number)
+})
+export type PingRow = typeof PingRow.Type
 
 const Token = Schema.Struct({ token: Schema.String })
 const At = Schema.Struct({ at: date })
@@ -127,6 +136,15 @@ export class HeartbeatsRepo extends Effect.Service<HeartbeatsRepo>()("Signalman/
       `
     })
 
+    const recentPings = SqlSchema.findAll({
+      Request: Schema.Struct({ target_id: Schema.String, limit: Schema.Number }),
+      Result: PingRow,
+      execute: ({ target_id, limit }) => sql`
+        SELECT at, signal, exit_code, run_duration_ms FROM heartbeat_pings
+        WHERE target_id = ${target_id} ORDER BY at DESC, id DESC LIMIT ${limit}
+      `
+    })
+
     const stampVerdict = SqlSchema.findOne({
       Request: VerdictStamp,
       Result: Interval,
@@ -191,6 +209,8 @@ export class HeartbeatsRepo extends Effect.Service<HeartbeatsRepo>()("Signalman/
       /** The instants of the newest successes since `since`, newest first, at most `limit`. */
       successes: (targetId: string, since: Date, limit: number) =>
         Effect.map(Effect.orDie(successes({ target_id: targetId, since, limit })), (rows) => rows.map((r) => r.at)),
+      /** The newest pings of every signal, newest first, at most `limit`. */
+      recentPings: (targetId: string, limit: number) => Effect.orDie(recentPings({ target_id: targetId, limit })),
       /** Stamps the verdict change on the state; answers the monitor's interval, undefined when either is gone. */
       stampVerdict: (stamp: typeof VerdictStamp.Type) => Effect.map(Effect.orDie(stampVerdict(stamp)), seconds),
       /** The monitor's interval; undefined when it is gone. */

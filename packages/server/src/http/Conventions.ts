@@ -91,7 +91,15 @@ export const classify = (
 ): ApiError.ApiError | undefined => {
   if (ApiError.isApiError(error)) return error
   if (isDecodeError(error)) {
-    const location = request.method === "GET" || request.method === "DELETE" ? "query" : "body"
+    // The route's own headers are decoded after its path and body, so a failure naming one is the header's.
+    const head = error.issues[0]?.path[0]
+    const headers = routes.find(request.method, pathnameOf(request.url))?.headers ?? []
+    const location =
+      typeof head === "string" && headers.includes(head)
+        ? "headers"
+        : request.method === "GET" || request.method === "DELETE"
+          ? "query"
+          : "body"
     return DecodeFailure.toApiError(error.issues, location)
   }
   if (isRequestError(error) && error.reason === "Decode") {

@@ -11,15 +11,17 @@ export const escapeHtml = (value: string): string =>
     .replace(/"/g, "&quot;")
     .replace(/'/g, "&#39;")
 
+// The background is said, not left to the browser's canvas: what a reader (and a contrast check) sees behind the
+// text is then the same colour the text was chosen for, in either scheme.
 const style = `
-  :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+  :root { color-scheme: light dark; font-family: system-ui, sans-serif; background: #fff; color: #1a1a1a; }
   body { max-width: 32rem; margin: 4rem auto; padding: 0 1rem; line-height: 1.5; }
   h1 { font-size: 1.5rem; }
   label { display: block; margin: 1rem 0 .25rem; font-weight: 600; }
   input { font: inherit; padding: .5rem; width: 100%; box-sizing: border-box; }
   button { font: inherit; margin-top: 1rem; padding: .5rem 1rem; cursor: pointer; }
   .note { color: #555; }
-  @media (prefers-color-scheme: dark) { .note { color: #bbb; } }
+  @media (prefers-color-scheme: dark) { :root { background: #121212; color: #ececec; } .note { color: #bbb; } }
 `
 
 export const page = (title: string, body: string, status = 200): HttpServerResponse.HttpServerResponse =>

@@ -1,9 +1,12 @@
 /**
  * What the router knows, in a form the middleware can ask before routing: which methods a path answers to
- * (for 405 versus 404) and what body a route takes (for the 415 rule, which applies to JSON bodies only).
+ * (for 405 versus 404), what body a route takes (for the 415 rule, which applies to JSON bodies only) and which
+ * request headers it declares (so a refused header is named as a header).
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
+import * as Option from "effect/Option"
+import * as AST from "effect/SchemaAST"
 
 export type BodyKind = "none" | "json" | "multipart" | "other"
 
@@ -11,6 +14,8 @@ export interface Route {
   readonly method: HttpMethod
   readonly path: string
   readonly body: BodyKind
+  /** The request headers the route's contract declares, in lower case (none when absent). */
+  readonly headers?: ReadonlyArray<string>
 }
 
 interface Compiled extends Route {
@@ -64,7 +69,12 @@ export const fromApi = (api: HttpApi.HttpApi.Any): ReadonlyArray<Route> => {
             : payloads.has("multipart/form-data")
               ? "multipart"
               : "other"
-      routes.push({ method: endpoint.method, path: endpoint.path, body })
+      const headers = Option.match(endpoint.headersSchema, {
+        onNone: () => [],
+        onSome: (schema) =>
+          AST.getPropertySignatures(schema.ast).flatMap((p) => (typeof p.name === "string" ? [p.name] : []))
+      })
+      routes.push({ method: endpoint.method, path: endpoint.path, body, headers })
     }
   })
   return routes

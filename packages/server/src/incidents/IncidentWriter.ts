@@ -7,20 +7,23 @@
  * 2. read the monitor's alert settings as stored now and step the engine;
  * 3. write the effects: incident rows keyed by (target_id, number), the timeline's system notes, and notices
  *    through `IncidentNotices` (deduplicated by `target/{id}/{effect key}`);
- * 4. save the state and when the clock must tick it next (`wake_at`).
+ * 4. save the state, when the clock must tick it next (`wake_at`: a reminder, the end of a recovery wait, or the
+ *    next region of several falling silent), and the monitor's per-region advisories when they changed.
  *
  * A result older than (or as old as) the newest one a region reported changes nothing, so folding a result twice,
- * concurrently or not, opens one incident and sends one notice.
+ * concurrently or not, opens one incident and sends one notice. Results of every region of a monitor meet in the
+ * same locked row, so however many regions and workers report, each transition happens once.
  */
 import type { CheckStatus } from "@signalman/core/CheckResult"
 import type { Impact } from "@signalman/core/Incident"
 import * as IncidentMachine from "@signalman/core/IncidentMachine"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { uuidv7 } from "../infra/Ids.js"
 import { IncidentsRepo } from "./Repo.js"
 import { AlertSuppression, IncidentNotices } from "./Seams.js"
-import { type EngineRow, IncidentWriterRepo } from "./WriterRepo.js"
+import { Advisories, type EngineRow, IncidentWriterRepo, type SavedState } from "./WriterRepo.js"
 
 /** A check result as the scheduler stores it. */
 export interface ObservedResult {
@@ -50,10 +53,20 @@ export type Observation =
   | { readonly _tag: "Acknowledge"; readonly incident: number; readonly by: string }
   | { readonly _tag: "Resolve"; readonly incident: number; readonly by: string }
 
+/** Whether a monitor's alerts are suppressed at an instant. */
+type Suppressed = (targetId: string, at: Date) => Effect.Effect<boolean>
+
+// A result is judged at its own time, or now when it claims a later one.
+const resultInstant = (observation: { readonly checked_at: DateTime.Utc }, now: DateTime.Utc): Date =>
+  DateTime.toDateUtc(DateTime.min(observation.checked_at, now))
+
 /** `now` overrides the clock (tests and replays). */
 export interface Options {
   readonly now?: DateTime.Utc | undefined
 }
+
+// Advisories compare by their JSON form: the same regions, statuses and instants.
+const advisoriesJson = Schema.encodeSync(Schema.parseJson(Advisories))
 
 const impactWords: Record<Impact, string> = {
   degraded: "degraded performance",
@@ -76,6 +89,8 @@ const noteOf = (effect: IncidentMachine.SideEffect): string | undefined => {
           return `Recovering since ${DateTime.formatIso(effect.incident.recovering_since ?? DateTime.unsafeMake(0))}`
         case "resumed":
           return "Failure confirmed again: the recovery ended and the incident continues"
+        case "regions":
+          return `Regions down: ${effect.incident.regions_down.join(", ")}`
       }
       break
     case "CloseIncident":
@@ -92,16 +107,15 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
     const notices = yield* IncidentNotices
     const suppression = yield* AlertSuppression
 
-    const toEvent = (row: EngineRow, observation: Observation, now: DateTime.Utc) =>
+    const toEvent = (row: EngineRow, observation: Observation, now: DateTime.Utc, suppressedAt: Suppressed) =>
       Effect.gen(function* () {
         switch (observation._tag) {
           case "Result": {
-            const at = DateTime.min(observation.checked_at, now)
-            const suppressed = yield* suppression.suppressed(row.target_id, DateTime.toDateUtc(at))
+            const suppressed = yield* suppressedAt(row.target_id, resultInstant(observation, now))
             return { ...observation, suppressed } satisfies IncidentMachine.Event
           }
           case "Tick": {
-            const maintenance = yield* suppression.suppressed(row.target_id, DateTime.toDateUtc(now))
+            const maintenance = yield* suppressedAt(row.target_id, DateTime.toDateUtc(now))
             // A paused monitor stays quiet: its reminders are skipped (the cadence carries on, as inside a
             // maintenance window), while a recovery wait already running still ends and is announced.
             const recovering = row.state.incident?.recovering_since != null
@@ -113,7 +127,7 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
           case "Acknowledge":
             return observation satisfies IncidentMachine.Event
           case "Resolve": {
-            const suppressed = yield* suppression.suppressed(row.target_id, DateTime.toDateUtc(now))
+            const suppressed = yield* suppressedAt(row.target_id, DateTime.toDateUtc(now))
             return { ...observation, suppressed } satisfies IncidentMachine.Event
           }
         }
@@ -151,6 +165,7 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
               acknowledged_by: i.acknowledged_by,
               recovering_since: i.recovering_since,
               recovered: i.recovered,
+              regions_down: i.regions_down,
               now
             })
             if (id !== undefined && message !== undefined) yield* note(id, message, null, i.started_at)
@@ -166,6 +181,7 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
               acknowledged_by: i.acknowledged_by,
               recovering_since: i.recovering_since,
               recovered: i.recovered,
+              regions_down: i.regions_down,
               now
             })
             const by = effect.change === "acknowledged" ? i.acknowledged_by : null
@@ -182,6 +198,7 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
               close_reason: effect.reason,
               resolved_by: effect.resolved_by,
               recovered: i.recovered,
+              regions_down: i.regions_down,
               now
             })
             if (message !== undefined) yield* note(id, message, effect.resolved_by, now)
@@ -216,23 +233,46 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
         }
       })
 
-    /** Fold events into a locked engine row, write the effects and save the state; answers the effects. */
-    const fold = (row: EngineRow, observations: ReadonlyArray<Observation>, now: DateTime.Utc) =>
+    /**
+     * Fold events into a locked engine row and write the effects; answers the effects and the state to save (the
+     * caller saves it, alone or with other rows').
+     */
+    const step = (
+      row: EngineRow,
+      observations: ReadonlyArray<Observation>,
+      now: DateTime.Utc,
+      suppressedAt: Suppressed
+    ) =>
       Effect.gen(function* () {
-        const step = IncidentMachine.step(row)
+        const next = IncidentMachine.step(row)
         let state = row.state
         const effects: Array<IncidentMachine.SideEffect> = []
         // What a notice names as the cause: the error of the newest failing result folded in this call.
         let cause: string | null = null
         for (const observation of observations) {
           if (observation._tag === "Result" && observation.status !== "up") cause = observation.error
-          const event = yield* toEvent({ ...row, state }, observation, now)
-          const next = step(state, event, now)
-          for (const effect of next.effects) yield* apply(row, effect, now, cause)
-          effects.push(...next.effects)
-          state = next.state
+          const event = yield* toEvent({ ...row, state }, observation, now, suppressedAt)
+          const stepped = next(state, event, now)
+          for (const effect of stepped.effects) yield* apply(row, effect, now, cause)
+          effects.push(...stepped.effects)
+          state = stepped.state
         }
-        yield* repo.saveState(row.target_id, state, IncidentMachine.wakeAt(row, state))
+        const advisories = IncidentMachine.advisories(row, state, now)
+        const changed = advisoriesJson(advisories) !== advisoriesJson(row.advisories)
+        const saved: SavedState = {
+          targetId: row.target_id,
+          state,
+          wakeAt: IncidentMachine.wakeAt(row, state, now),
+          advisories: changed ? advisories : undefined
+        }
+        return { effects, saved }
+      })
+
+    /** Fold events into a locked engine row, write the effects and save the state; answers the effects. */
+    const fold = (row: EngineRow, observations: ReadonlyArray<Observation>, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const { effects, saved } = yield* step(row, observations, now, suppression.suppressed)
+        yield* repo.saveState(saved.targetId, saved.state, saved.wakeAt, saved.advisories)
         return effects
       })
 
@@ -254,32 +294,96 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
     const observe = (targetId: string, observation: Observation, options?: Options) =>
       observeAll(targetId, [observation], options)
 
-    /** Many results: one transaction per monitor, each monitor's results in the order they were taken. */
-    const observeResults = (batch: ReadonlyArray<ObservedResult>, options?: Options) => {
+    /**
+     * Many monitors' results in one transaction: their engine rows made and locked with one statement each (in id
+     * order, so concurrent batches queue rather than deadlock), the maintenance windows read once for the whole
+     * batch, each monitor's results folded in the order they were taken, and the states saved with one statement.
+     * At a few hundred results a second this is a handful of statements per batch where a transaction per monitor
+     * was six per result. Should the batch fail (a defect in one monitor's fold), it is rolled back and each monitor
+     * is folded alone, as a batch of one is: folding is idempotent, so nothing is lost or doubled, and one broken
+     * monitor does not hold the others' incidents.
+     */
+    const foldBatch = (byTarget: ReadonlyMap<string, ReadonlyArray<Observation>>, options: Options) =>
+      repo.transaction(
+        Effect.gen(function* () {
+          const now = options.now ?? (yield* DateTime.now)
+          const ids = [...byTarget.keys()].sort()
+          yield* repo.ensureEngines(ids, IncidentMachine.initial)
+          const rows = yield* repo.lockMany(ids)
+          let from = now
+          let to = DateTime.unsafeMake(0)
+          for (const observations of byTarget.values()) {
+            for (const observation of observations) {
+              if (observation._tag !== "Result") continue
+              const at = DateTime.min(observation.checked_at, now)
+              from = DateTime.min(from, at)
+              to = DateTime.max(to, at)
+            }
+          }
+          const judge = yield* suppression.within(
+            ids,
+            DateTime.toDateUtc(from),
+            DateTime.toDateUtc(DateTime.max(to, now))
+          )
+          const suppressedAt: Suppressed = (targetId, at) => Effect.succeed(judge(targetId, at))
+          const saved: Array<SavedState> = []
+          for (const row of rows) {
+            const observations = byTarget.get(row.target_id.toLowerCase())
+            if (observations === undefined) continue
+            saved.push((yield* step(row, observations, now, suppressedAt)).saved)
+          }
+          yield* repo.saveStates(saved)
+        })
+      )
+
+    /** Many results: each monitor's results folded in the order they were taken; see `foldBatch`. */
+    const observeResults = (batch: ReadonlyArray<ObservedResult>, options: Options = {}) => {
       const byTarget = new Map<string, Array<ObservedResult>>()
       for (const result of batch) {
-        const list = byTarget.get(result.target_id) ?? []
+        const id = result.target_id.toLowerCase()
+        const list = byTarget.get(id) ?? []
         list.push(result)
-        byTarget.set(result.target_id, list)
+        byTarget.set(id, list)
       }
-      return Effect.forEach(
-        byTarget,
-        ([targetId, results]) =>
-          observeAll(
-            targetId,
-            [...results]
-              .sort((a, b) => DateTime.Order(a.checked_at, b.checked_at))
-              .map((r) => ({
-                _tag: "Result" as const,
-                region: r.region,
-                status: r.status,
-                error: r.error,
-                checked_at: r.checked_at,
-                ...(r.at_once === true ? { at_once: true } : {})
-              })),
-            options
+      const observations = new Map<string, ReadonlyArray<Observation>>(
+        [...byTarget].map(([targetId, results]) => [
+          targetId,
+          [...results]
+            .sort((a, b) => DateTime.Order(a.checked_at, b.checked_at))
+            .map((r) => ({
+              _tag: "Result" as const,
+              region: r.region,
+              status: r.status,
+              error: r.error,
+              checked_at: r.checked_at,
+              ...(r.at_once === true ? { at_once: true } : {})
+            }))
+        ])
+      )
+      const oneByOne = Effect.forEach(observations, ([targetId, list]) => observeAll(targetId, list, options), {
+        discard: true
+      })
+      if (observations.size <= 1) return oneByOne
+      // Each alone, and one failing does not stop the rest.
+      const eachAlone = Effect.forEach(
+        observations,
+        ([targetId, list]) =>
+          observeAll(targetId, list, options).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.logError("A monitor's results could not be folded", cause).pipe(
+                Effect.annotateLogs("target_id", targetId)
+              )
+            )
           ),
         { discard: true }
+      )
+      return foldBatch(observations, options).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("A batch of results could not be folded at once; folding each monitor alone", cause).pipe(
+            Effect.annotateLogs({ monitors: observations.size }),
+            Effect.zipRight(eachAlone)
+          )
+        )
       )
     }
 

@@ -17,6 +17,7 @@ import {
 } from "@signalman/core/api/Incidents"
 import * as DeclaredIncident from "@signalman/core/DeclaredIncident"
 import type { OrgId } from "@signalman/core/Identity"
+import type { Severity } from "@signalman/core/Incident"
 import * as IncidentNarration from "@signalman/core/IncidentNarration"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
@@ -35,8 +36,11 @@ export interface ListQuery {
   readonly offset: number
   readonly status: "open" | "closed" | "all"
   readonly target_id?: string | undefined
+  readonly region?: string | undefined
   readonly from?: DateTime.Utc | undefined
   readonly to?: DateTime.Utc | undefined
+  /** Only incidents of this severity (the dashboard's filter; the API's list does not take it). */
+  readonly severity?: Severity | undefined
 }
 
 export interface PeriodQuery {
@@ -45,6 +49,7 @@ export interface PeriodQuery {
   readonly from?: DateTime.Utc | undefined
   readonly to?: DateTime.Utc | undefined
   readonly ongoing_only: boolean
+  readonly region?: string | undefined
 }
 
 const date = DateTime.toDateUtc
@@ -105,8 +110,10 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
           org_id: orgId,
           status: query.status,
           target_id: query.target_id,
+          region: query.region,
           from: query.from === undefined ? undefined : date(query.from),
           to: query.to === undefined ? undefined : date(query.to),
+          severity: query.severity,
           limit: query.limit,
           offset: query.offset
         }),
@@ -277,6 +284,7 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
         const rows = yield* repo.spans({
           org_id: orgId,
           target_id: targetId,
+          region: query.region,
           from: query.from === undefined ? undefined : date(query.from),
           to: query.to === undefined ? undefined : date(query.to)
         })

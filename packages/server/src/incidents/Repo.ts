@@ -1,14 +1,15 @@
 /**
  * Incidents' SQL as the API reads and writes them: incidents with their components and timeline, declared incidents,
- * narration, updates, postmortems, response metrics, a monitor's incident spans and the recovered stretches uptime
- * leaves out. Rows are core's models
+ * narration, updates, postmortems, response metrics, a monitor's incident spans, the recovered stretches uptime
+ * leaves out and the monitors' per-region advisories the writer keeps. Rows are core's models
  * (timestamps arrive as `Date`s, hence the `FromDate` fields); every read is scoped to an org.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Incident, IncidentId, IncidentUpdate, Postmortem } from "@signalman/core/api/Incidents"
 import { OrgId } from "@signalman/core/Identity"
-import { Impact, RecoveredStretch } from "@signalman/core/Incident"
+import { Impact, RecoveredStretch, Severity } from "@signalman/core/Incident"
+import { RegionAdvisory } from "@signalman/core/RegionAdvisory"
 import * as Clock from "effect/Clock"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
@@ -66,13 +67,18 @@ export const MetricsRow = Schema.Struct({
   mttr: Schema.NullOr(Schema.Union(Schema.Number, Schema.NumberFromString))
 })
 
-/** Which incidents of an org: open or closed, involving a monitor, overlapping `[from, to)`. */
+/**
+ * Which incidents of an org: open or closed, involving a monitor, down in a region (`regions_down` includes it),
+ * overlapping `[from, to)`, of a severity.
+ */
 export const Filter = Schema.Struct({
   org_id: OrgId,
   status: Schema.Literal("open", "closed", "all"),
   target_id: Schema.UndefinedOr(Schema.String),
+  region: Schema.UndefinedOr(Schema.String),
   from: Schema.UndefinedOr(date),
-  to: Schema.UndefinedOr(date)
+  to: Schema.UndefinedOr(date),
+  severity: Schema.optional(Severity)
 })
 
 /** Incidents that started in `[from, to)`, optionally involving a monitor. */
@@ -124,6 +130,7 @@ const Count = Schema.Struct({ n: Schema.Int })
 const Id = Schema.Struct({ id: Schema.String })
 const IncidentIdRow = Schema.Struct({ incident_id: Schema.String })
 const Recovered = Schema.Struct({ recovered: Schema.Array(RecoveredStretch) })
+const TargetAdvisories = Schema.Struct({ target_id: Schema.String, advisories: Schema.Array(RegionAdvisory) })
 
 export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/IncidentsRepo", {
   effect: Effect.gen(function* () {
@@ -137,7 +144,7 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
           ELSE ARRAY(SELECT c.target_id::text FROM incident_components c WHERE c.incident_id = i.id ORDER BY c.target_id)
         END AS components,
         i.started_at, i.ended_at, i.acknowledged_at, i.acknowledged_by::text AS acknowledged_by,
-        i.resolved_by::text AS resolved_by, i.close_reason, i.recovering_since, i.recovered,
+        i.resolved_by::text AS resolved_by, i.close_reason, i.recovering_since, i.recovered, i.regions_down,
         i.created_by::text AS created_by, i.created_at, i.updated_at
       FROM incidents i LEFT JOIN targets t ON t.id = i.target_id
     `
@@ -168,8 +175,11 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
         ...(f.status === "open" ? [sql`i.ended_at IS NULL`] : []),
         ...(f.status === "closed" ? [sql`i.ended_at IS NOT NULL`] : []),
         ...(f.target_id === undefined ? [] : [involves(f.target_id)]),
+        // Containment, not = ANY: the GIN index on regions_down answers it.
+        ...(f.region === undefined ? [] : [sql`i.regions_down @> ARRAY[${f.region}]::text[]`]),
         ...(f.from === undefined ? [] : [sql`(i.ended_at IS NULL OR i.ended_at >= ${f.from})`]),
-        ...(f.to === undefined ? [] : [sql`i.started_at < ${f.to}`])
+        ...(f.to === undefined ? [] : [sql`i.started_at < ${f.to}`]),
+        ...(f.severity === undefined ? [] : [sql`i.severity = ${f.severity}`])
       ])
 
     const count = SqlSchema.single({
@@ -315,13 +325,14 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
       Request: Schema.Struct({
         org_id: OrgId,
         target_id: Schema.String,
+        region: Filter.fields.region,
         from: Filter.fields.from,
         to: Filter.fields.to
       }),
       Result: SpanRow,
       execute: (q) => sql`
         SELECT i.id, i.started_at, i.ended_at FROM incidents i
-        WHERE ${where({ org_id: q.org_id, status: "all", target_id: q.target_id, from: q.from, to: q.to })}
+        WHERE ${where({ ...q, status: "all" })}
       `
     })
 
@@ -332,6 +343,15 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
         SELECT recovered FROM incidents
         WHERE target_id = ${target_id} AND jsonb_array_length(recovered) > 0
           AND started_at < ${to} AND (ended_at IS NULL OR ended_at > ${from})
+      `
+    })
+
+    const advisories = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: TargetAdvisories,
+      execute: (ids) => sql`
+        SELECT target_id::text AS target_id, advisories FROM incident_engine
+        WHERE target_id IN ${sql.in(ids)} AND advisories <> '[]'::jsonb
       `
     })
 
@@ -373,7 +393,18 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
       recoveredStretches: (targetId: string, from: Date, to: Date) =>
         Effect.map(Effect.orDie(recovered({ target_id: targetId, from, to })), (rows) =>
           rows.flatMap((row) => row.recovered)
-        )
+        ),
+      /**
+       * The per-region advisories of these monitors (ids already scoped to an org by the caller), in one read; a
+       * monitor with none is absent.
+       */
+      advisoriesOf: (targetIds: ReadonlyArray<string>) =>
+        targetIds.length === 0
+          ? Effect.succeed(new Map<string, ReadonlyArray<RegionAdvisory>>())
+          : Effect.map(
+              Effect.orDie(advisories(targetIds)),
+              (rows) => new Map(rows.map((row) => [row.target_id, row.advisories] as const))
+            )
     }
   })
 }) {
@@ -389,13 +420,16 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
     options: {
       readonly targets?: Readonly<Record<string, ReadonlyArray<{ readonly id: string; readonly name: string }>>>
       readonly incidents?: ReadonlyArray<TestIncident>
+      /** The advisories the incident writer stored, by monitor id. */
+      readonly advisories?: Readonly<Record<string, ReadonlyArray<RegionAdvisory>>>
     } = {}
   ): Layer.Layer<IncidentsRepo> =>
     Layer.effect(
       IncidentsRepo,
       Effect.gen(function* () {
-        type Stored = Required<Omit<TestIncident, "components" | "recovered">> & {
+        type Stored = Required<Omit<TestIncident, "components" | "recovered" | "regions_down">> & {
           readonly recovered: ReadonlyArray<RecoveredStretch>
+          readonly regions_down: ReadonlyArray<string>
         }
         type Update = typeof UpdateRow.Type & { readonly incident_id: string; readonly position: number }
         type StoredPostmortem = typeof PostmortemRow.Type
@@ -433,6 +467,7 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
                 close_reason: i.close_reason ?? (i.ended_at ? "recovered" : null),
                 recovering_since: i.recovering_since ?? null,
                 recovered: i.recovered ?? [],
+                regions_down: [...(i.regions_down ?? (i.origin === "declared" ? [] : ["local"]))].sort(),
                 created_by: i.created_by ?? null,
                 created_at: i.created_at ?? i.started_at,
                 updated_at: i.updated_at ?? i.started_at
@@ -489,6 +524,7 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
           close_reason: i.close_reason,
           recovering_since: orNull(i.recovering_since),
           recovered: i.recovered,
+          regions_down: i.regions_down,
           created_by: i.created_by,
           created_at: utcOf(i.created_at),
           updated_at: utcOf(i.updated_at)
@@ -500,8 +536,10 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
               (f.status !== "open" || i.ended_at === null) &&
               (f.status !== "closed" || i.ended_at !== null) &&
               (f.target_id === undefined || involves(i, f.target_id)) &&
+              (f.region === undefined || i.regions_down.includes(f.region)) &&
               (f.from === undefined || i.ended_at === null || i.ended_at >= f.from) &&
-              (f.to === undefined || i.started_at < f.to)
+              (f.to === undefined || i.started_at < f.to) &&
+              (f.severity === undefined || i.severity === f.severity)
           )
         const newest = (a: Stored, b: Stored) =>
           b.started_at.getTime() - a.started_at.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0)
@@ -595,6 +633,7 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
                 close_reason: null,
                 recovering_since: null,
                 recovered: [],
+                regions_down: [],
                 created_by: d.created_by,
                 created_at: d.now,
                 updated_at: d.now
@@ -666,9 +705,11 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
             }),
           spans: (q) =>
             Effect.sync(() =>
-              matching({ org_id: q.org_id, status: "all", target_id: q.target_id, from: q.from, to: q.to }).map(
-                (i) => ({ id: IncidentId.make(i.id), started_at: utcOf(i.started_at), ended_at: orNull(i.ended_at) })
-              )
+              matching({ ...q, status: "all" }).map((i) => ({
+                id: IncidentId.make(i.id),
+                started_at: utcOf(i.started_at),
+                ended_at: orNull(i.ended_at)
+              }))
             ),
           recoveredStretches: (targetId, from, to) =>
             Effect.sync(() =>
@@ -681,6 +722,16 @@ export class IncidentsRepo extends Effect.Service<IncidentsRepo>()("Signalman/In
                     (i.ended_at === null || i.ended_at > from)
                 )
                 .flatMap((i) => i.recovered)
+            ),
+          advisoriesOf: (targetIds) =>
+            Effect.sync(
+              () =>
+                new Map(
+                  targetIds.flatMap((id) => {
+                    const stored = options.advisories?.[id] ?? []
+                    return stored.length === 0 ? [] : [[id, stored] as const]
+                  })
+                )
             )
         })
       })
@@ -710,6 +761,8 @@ export interface TestIncident {
   readonly close_reason?: "recovered" | "resolved" | null
   readonly recovering_since?: Date | null
   readonly recovered?: ReadonlyArray<RecoveredStretch>
+  /** Default: `["local"]` on a monitor-opened incident, none on a declared one. */
+  readonly regions_down?: ReadonlyArray<string>
   readonly created_by?: string | null
   readonly created_at?: Date
   readonly updated_at?: Date

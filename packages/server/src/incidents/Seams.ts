@@ -39,7 +39,18 @@ export class IncidentNotices extends Context.Tag("Signalman/IncidentNotices")<
  */
 export class AlertSuppression extends Context.Tag("Signalman/AlertSuppression")<
   AlertSuppression,
-  { readonly suppressed: (targetId: string, at: Date) => Effect.Effect<boolean> }
+  {
+    readonly suppressed: (targetId: string, at: Date) => Effect.Effect<boolean>
+    /**
+     * The same answer for any of `targetIds` at any instant in [from, to], read once: a batch of results asks
+     * one question instead of one per result.
+     */
+    readonly within: (
+      targetIds: ReadonlyArray<string>,
+      from: Date,
+      to: Date
+    ) => Effect.Effect<(targetId: string, at: Date) => boolean>
+  }
 >() {}
 
 /** The notification deliveries of an incident, oldest first. */
@@ -82,7 +93,12 @@ export const maintenanceSuppression = Layer.effect(
   AlertSuppression,
   Effect.map(Maintenance, (maintenance) => ({
     suppressed: (targetId: string, at: Date) =>
-      maintenance.suppressing(targetId, DateTime.unsafeFromDate(at)).pipe(Effect.orDie)
+      maintenance.suppressing(targetId, DateTime.unsafeFromDate(at)).pipe(Effect.orDie),
+    within: (targetIds: ReadonlyArray<string>, from: Date, to: Date) =>
+      maintenance.suppressionWithin(targetIds, DateTime.unsafeFromDate(from), DateTime.unsafeFromDate(to)).pipe(
+        Effect.orDie,
+        Effect.map((judge) => (targetId: string, at: Date) => judge(targetId, DateTime.unsafeFromDate(at)))
+      )
   }))
 )
 

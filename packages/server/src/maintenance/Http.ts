@@ -8,6 +8,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
+import * as ManagedBy from "@signalman/core/ManagedBy"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Authentication from "../auth/Authentication.js"
@@ -34,21 +35,23 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "maintenance", (handlers
           return yield* maintenance.one(yield* requireOrg, path.id)
         })
       )
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ payload, headers }) =>
         Effect.gen(function* () {
           const caller = yield* Caller
           const org = yield* requireOrg
           const plan = yield* plans.forAccount(org.accountId)
-          const created = yield* maintenance.create(org, caller.user.id, plan, payload, yield* writeSource)
+          const managedBy = yield* ManagedBy.fromHeaders(headers)
+          const created = yield* maintenance.create(org, caller.user.id, plan, payload, yield* writeSource, managedBy)
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.succeed(HttpServerResponse.setHeader(response, "location", `/api/v1/maintenance/${created.id}`))
           )
           return created
         })
       )
-      .handle("update", ({ path, payload }) =>
+      .handle("update", ({ path, payload, headers }) =>
         Effect.gen(function* () {
-          return yield* maintenance.update(yield* requireOrg, path.id, payload, yield* writeSource)
+          const managedBy = yield* ManagedBy.fromHeaders(headers)
+          return yield* maintenance.update(yield* requireOrg, path.id, payload, yield* writeSource, managedBy)
         })
       )
       .handle("delete", ({ path }) =>

@@ -9,6 +9,10 @@
  * updates racing for the 50th place, are judged one after the other against what the first one wrote. Once it
  * commits, the status pages showing the window's monitors (before and after the change) drop their snapshots
  * (`PageChanges`), so a schedule, an edit, a cancel or an update is public at once.
+ *
+ * A schedule or an edit may stamp `managed_by` (`ManagedClaim`). A window holds its key while it is upcoming or
+ * running: a cancelled one keeps its `managed_by` as history but holds nothing, and an ended one gives the key up
+ * to the first write that claims it.
  */
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
@@ -20,12 +24,16 @@ import {
   type PostMaintenanceUpdate
 } from "@signalman/core/api/Maintenance"
 import * as MaintenanceWindow from "@signalman/core/MaintenanceWindow"
+import type * as ManagedBy from "@signalman/core/ManagedBy"
 import type * as Plan from "@signalman/core/Plan"
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import type { WriteSource } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { claiming } from "../database/ManagedClaim.js"
+import * as ManagedColumns from "../database/ManagedColumns.js"
+import type { UniqueViolation } from "../database/UniqueViolation.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { QuotaEvents } from "../limits/Quota.js"
 import { PageChanges } from "../statuspages/PageChanges.js"
@@ -33,6 +41,11 @@ import { PageEvents } from "../subscribers/PageEvents.js"
 import { MaintenanceRepo, type UpdateRow, type WindowRow } from "./Repo.js"
 
 const utc = (date: Date) => DateTime.unsafeFromDate(date)
+
+const KIND = "maintenance window"
+
+// Windows have no unique index but managed_by's, which `claiming` answers: any other violation is a defect.
+const onlyManaged = (violation: UniqueViolation) => Effect.die(violation)
 
 /** The lifecycle fields of a stored window, as the pure transitions take them. */
 const stateOf = (row: WindowRow): MaintenanceWindow.Window => ({
@@ -60,6 +73,7 @@ const toResource = (row: WindowRow, updates: ReadonlyArray<UpdateRow>, now: Date
     deleted_at: row.deleted_at === null ? null : utc(row.deleted_at),
     deleted_by: row.deleted_by,
     write_source: row.write_source,
+    managed_by: ManagedColumns.managedBy(row),
     created_by: row.created_by,
     created_at: utc(row.created_at),
     updated_at: utc(row.updated_at),
@@ -81,6 +95,7 @@ export interface ListQuery {
   readonly limit: number
   readonly offset: number
   readonly status: MaintenanceWindow.StatusFilter
+  readonly managed_by?: string | undefined
 }
 
 /** Which windows `forTargets` answers: those overlapping `[from, to)`, cancelled ones only when asked. */
@@ -149,6 +164,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
           orgId: org.id,
           status: query.status,
           now: DateTime.toDateUtc(now),
+          managedBy: query.managed_by,
           limit: query.limit,
           offset: query.offset
         })
@@ -179,7 +195,8 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
       userId: string,
       plan: Plan.Plan,
       input: CreateMaintenanceWindow,
-      writeSource: WriteSource
+      writeSource: WriteSource,
+      managedBy?: ManagedBy.ManagedBy | undefined
     ) =>
       Effect.gen(function* () {
         const now = yield* DateTime.now
@@ -193,18 +210,24 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
             yield* repo.lockAccount(org.accountId)
             const current = yield* repo.countLive(org.accountId, DateTime.toDateUtc(now))
             if (!PlanLimits.fits(plan, "max_maintenance_windows", current)) return { _tag: "Full", current } as const
-            yield* repo.insert({
-              id,
-              org_id: org.id,
-              account_id: org.accountId,
-              title: window.title,
-              description: window.description,
-              starts_at: DateTime.toDateUtc(window.starts_at),
-              ends_at: DateTime.toDateUtc(window.ends_at),
-              suppress_alerts: window.suppress_alerts,
-              created_by: userId,
-              write_source: writeSource
-            })
+            yield* claiming(
+              KIND,
+              managedBy,
+              (claim) => repo.holder(org.id, claim, DateTime.toDateUtc(now)),
+              repo.insert({
+                id,
+                org_id: org.id,
+                account_id: org.accountId,
+                title: window.title,
+                description: window.description,
+                starts_at: DateTime.toDateUtc(window.starts_at),
+                ends_at: DateTime.toDateUtc(window.ends_at),
+                suppress_alerts: window.suppress_alerts,
+                created_by: userId,
+                write_source: writeSource,
+                ...ManagedColumns.columns(managedBy)
+              })
+            ).pipe(Effect.catchTag("UniqueViolation", onlyManaged))
             yield* repo.setComponents(id, window.components)
             // A window already running is announced when the sweep sees it start, not as scheduled.
             if (MaintenanceWindow.statusAt(window, now) === "upcoming") yield* pageEvents.maintenance(id, "scheduled")
@@ -245,21 +268,33 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
         return after
       })
 
-    const update = (org: ActiveOrg, id: string, patch: PatchMaintenanceWindow, writeSource: WriteSource) =>
+    const update = (
+      org: ActiveOrg,
+      id: string,
+      patch: PatchMaintenanceWindow,
+      writeSource: WriteSource,
+      managedBy?: ManagedBy.ManagedBy | undefined
+    ) =>
       locked(org, id, (found, now) =>
         Effect.gen(function* () {
           const changes = { ...patch, components: patch.components?.map(lower) }
           const edited = yield* fromEither(MaintenanceWindow.edit(stateOf(found), changes, now))
           if (patch.components !== undefined) yield* checkComponents(org, edited.components)
-          yield* repo.update({
-            id: found.id,
-            title: edited.title,
-            description: edited.description,
-            starts_at: DateTime.toDateUtc(edited.starts_at),
-            ends_at: DateTime.toDateUtc(edited.ends_at),
-            suppress_alerts: edited.suppress_alerts,
-            write_source: writeSource
-          })
+          yield* claiming(
+            KIND,
+            managedBy,
+            (claim) => repo.holder(org.id, claim, DateTime.toDateUtc(now), found.id),
+            repo.update({
+              id: found.id,
+              title: edited.title,
+              description: edited.description,
+              starts_at: DateTime.toDateUtc(edited.starts_at),
+              ends_at: DateTime.toDateUtc(edited.ends_at),
+              suppress_alerts: edited.suppress_alerts,
+              write_source: writeSource,
+              managed_by: managedBy
+            })
+          ).pipe(Effect.catchTag("UniqueViolation", onlyManaged))
           if (patch.components !== undefined) yield* repo.setComponents(found.id, edited.components)
         })
       )
@@ -302,6 +337,29 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
         ? Effect.succeed<ReadonlySet<string>>(new Set())
         : repo.suppressing(targetIds.map(lower), DateTime.toDateUtc(at))
 
+    /**
+     * Whether a monitor's alerts are suppressed at an instant, for any of `targetIds` at any instant in
+     * [from, to]: one query for a whole batch of results, then judged in memory exactly as `suppressing` would.
+     */
+    const suppressionWithin = (targetIds: ReadonlyArray<string>, from: DateTime.Utc, to: DateTime.Utc) =>
+      Effect.map(
+        targetIds.length === 0
+          ? Effect.succeed([])
+          : repo.suppressionSpans(targetIds.map(lower), DateTime.toDateUtc(from), DateTime.toDateUtc(to)),
+        (spans) => {
+          const byTarget = new Map<string, Array<{ readonly from: number; readonly to: number }>>()
+          for (const span of spans) {
+            const list = byTarget.get(span.id) ?? []
+            list.push({ from: span.starts_at.getTime(), to: span.ends_at.getTime() })
+            byTarget.set(span.id, list)
+          }
+          return (targetId: string, at: DateTime.Utc): boolean => {
+            const ms = DateTime.toEpochMillis(at)
+            return (byTarget.get(lower(targetId)) ?? []).some((span) => span.from <= ms && ms < span.to)
+          }
+        }
+      )
+
     /** Whether one monitor's alerts are suppressed at `at`. */
     const suppressing = (targetId: string, at: DateTime.Utc) =>
       Effect.map(suppressingAmong([targetId], at), (ids) => ids.has(lower(targetId)))
@@ -323,7 +381,18 @@ export class Maintenance extends Effect.Service<Maintenance>()("Signalman/Mainte
         return yield* resources(rows, now)
       })
 
-    return { one, list, create, update, cancel, postUpdate, suppressing, suppressingAmong, forTargets }
+    return {
+      one,
+      list,
+      create,
+      update,
+      cancel,
+      postUpdate,
+      suppressing,
+      suppressingAmong,
+      suppressionWithin,
+      forTargets
+    }
   }),
   dependencies: [MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Default]
 }) {}

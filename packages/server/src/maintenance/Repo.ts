@@ -1,18 +1,22 @@
 /**
  * Maintenance windows' SQL: windows with their components (in the order given) and update count, their updates,
- * the account's live windows under its lock, and which windows cover some monitors. Timestamps arrive as `Date`s.
- * The database failing, or our own rows failing their schema, are defects at this boundary.
+ * the account's live windows under its lock, which windows cover some monitors, and which hold a `managed_by`.
+ * Timestamps arrive as `Date`s. A write taking a `managed_by` another live window holds is a `UniqueViolation`; the
+ * database failing otherwise, or our own rows failing their schema, are defects at this boundary.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { MaintenanceUpdateId, MaintenanceWindowId, UpdateStatus } from "@signalman/core/api/Maintenance"
 import * as MaintenanceWindow from "@signalman/core/MaintenanceWindow"
+import * as ManagedBy from "@signalman/core/ManagedBy"
 import { TargetId, WriteSource } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AccountLock from "../database/AccountLock.js"
+import * as ManagedColumns from "../database/ManagedColumns.js"
 import * as Transaction from "../database/Transaction.js"
+import { refusable } from "../database/UniqueViolation.js"
 
 /** A stored window with its components, in order, and its number of updates (for the cap). */
 export const WindowRow = Schema.Struct({
@@ -27,6 +31,7 @@ export const WindowRow = Schema.Struct({
   deleted_at: Schema.NullOr(Schema.DateFromSelf),
   deleted_by: Schema.NullOr(Schema.String),
   write_source: WriteSource,
+  ...ManagedColumns.fields,
   created_at: Schema.DateFromSelf,
   updated_at: Schema.DateFromSelf,
   components: Schema.Array(TargetId),
@@ -56,7 +61,8 @@ export const NewWindow = Schema.Struct({
   ends_at: Schema.DateFromSelf,
   suppress_alerts: Schema.Boolean,
   created_by: Schema.String,
-  write_source: WriteSource
+  write_source: WriteSource,
+  ...ManagedColumns.fields
 })
 
 /** An edited window: the fields an edit may change, as the pure transition answered them. */
@@ -67,7 +73,9 @@ export const WindowChange = Schema.Struct({
   starts_at: Schema.DateFromSelf,
   ends_at: Schema.DateFromSelf,
   suppress_alerts: Schema.Boolean,
-  write_source: WriteSource
+  write_source: WriteSource,
+  /** Stamped when given; left as stored otherwise. */
+  managed_by: Schema.UndefinedOr(ManagedBy.ManagedBy)
 })
 
 /** A cancelled window. */
@@ -90,10 +98,20 @@ export const NewUpdate = Schema.Struct({
 const Listing = Schema.Struct({
   org_id: Schema.String,
   status: MaintenanceWindow.StatusFilter,
-  now: Schema.DateFromSelf
+  now: Schema.DateFromSelf,
+  managed_by: Schema.UndefinedOr(Schema.String)
 })
+const Claim = Schema.Struct({ ...ManagedColumns.Claim.fields, now: Schema.DateFromSelf })
 const Ref = Schema.Struct({ org_id: Schema.String, id: Schema.String })
 const Id = Schema.Struct({ id: Schema.String })
+
+/** A stretch in which a window keeps a monitor's alerts quiet. */
+export const SuppressionSpan = Schema.Struct({
+  id: Schema.String,
+  starts_at: Schema.DateFromSelf,
+  ends_at: Schema.DateFromSelf
+})
+export type SuppressionSpan = typeof SuppressionSpan.Type
 const Count = Schema.Struct({ n: Schema.Int })
 const Ids = Schema.Array(Schema.String)
 
@@ -146,7 +164,11 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Signalma
     }
 
     const where = (listing: typeof Listing.Encoded) =>
-      sql`w.org_id = ${listing.org_id} AND ${filterSql(listing.status, listing.now)}`
+      sql.and([
+        sql`w.org_id = ${listing.org_id}`,
+        filterSql(listing.status, listing.now),
+        ...(listing.managed_by === undefined ? [] : [sql`w.managed_by_project = ${listing.managed_by}`])
+      ])
 
     const count = SqlSchema.single({
       Request: Listing,
@@ -198,9 +220,10 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Signalma
       Request: NewWindow,
       execute: (row) => sql`
         INSERT INTO maintenance_windows (id, org_id, account_id, title, description, starts_at, ends_at,
-          suppress_alerts, created_by, write_source)
+          suppress_alerts, created_by, write_source, managed_by_project, managed_by_key)
         VALUES (${row.id}, ${row.org_id}, ${row.account_id}, ${row.title}, ${row.description}, ${row.starts_at},
-          ${row.ends_at}, ${row.suppress_alerts}, ${row.created_by}, ${row.write_source})
+          ${row.ends_at}, ${row.suppress_alerts}, ${row.created_by}, ${row.write_source}, ${row.managed_by_project},
+          ${row.managed_by_key})
       `
     })
 
@@ -213,10 +236,29 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Signalma
           starts_at = ${change.starts_at},
           ends_at = ${change.ends_at},
           suppress_alerts = ${change.suppress_alerts},
+          ${ManagedColumns.stamp(sql, change.managed_by)}
           write_source = ${change.write_source},
           updated_at = now()
         WHERE id = ${change.id}
       `
+    })
+
+    // A cancelled window holds nothing (the unique index leaves it out).
+    const others = (c: typeof Claim.Encoded) => sql`${ManagedColumns.holding(sql, c)} AND deleted_at IS NULL`
+
+    // An ended window keeps its key only until a write claims it: the unique index cannot follow the clock.
+    const releaseEnded = SqlSchema.void({
+      Request: Claim,
+      execute: (c) => sql`
+        UPDATE maintenance_windows SET managed_by_project = NULL, managed_by_key = NULL
+        WHERE ${others(c)} AND ends_at <= ${c.now}
+      `
+    })
+
+    const holder = SqlSchema.findAll({
+      Request: Claim,
+      Result: Id,
+      execute: (c) => sql`SELECT id::text AS id FROM maintenance_windows WHERE ${others(c)}`
     })
 
     const cancel = SqlSchema.void({
@@ -248,6 +290,20 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Signalma
         WHERE c.target_id = ANY(${ids}::uuid[])
           AND w.suppress_alerts AND w.deleted_at IS NULL
           AND w.starts_at <= ${at} AND w.ends_at > ${at}
+      `
+    })
+
+    // The same windows as `suppressing`, as stretches overlapping [from, to], so a batch of results at many instants
+    // is judged with one query.
+    const suppressionSpans = SqlSchema.findAll({
+      Request: Schema.Struct({ ids: Ids, from: Schema.DateFromSelf, to: Schema.DateFromSelf }),
+      Result: SuppressionSpan,
+      execute: ({ ids, from, to }) => sql`
+        SELECT c.target_id::text AS id, w.starts_at, w.ends_at
+        FROM maintenance_components c JOIN maintenance_windows w ON w.id = c.window_id
+        WHERE c.target_id = ANY(${ids}::uuid[])
+          AND w.suppress_alerts AND w.deleted_at IS NULL
+          AND w.starts_at <= ${to} AND w.ends_at > ${from}
       `
     })
 
@@ -286,10 +342,11 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Signalma
         readonly orgId: string
         readonly status: MaintenanceWindow.StatusFilter
         readonly now: Date
+        readonly managedBy: string | undefined
         readonly limit: number
         readonly offset: number
       }) => {
-        const listing = { org_id: query.orgId, status: query.status, now: query.now }
+        const listing = { org_id: query.orgId, status: query.status, now: query.now, managed_by: query.managedBy }
         return Effect.orDie(
           Effect.all({
             total: Effect.map(count(listing), (row) => row.n),
@@ -311,8 +368,23 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Signalma
       /** The account's windows not ended at `now` and not cancelled, across its live orgs (history is free). */
       countLive: (accountId: string, now: Date) =>
         Effect.map(Effect.orDie(countLive({ account_id: accountId, now })), (row) => row.n),
-      insert: (row: typeof NewWindow.Type) => Effect.orDie(insert(row)),
-      update: (change: typeof WindowChange.Type) => Effect.orDie(update(change)),
+      /** Fails with `UniqueViolation` when it takes a `managed_by` another live window holds. */
+      insert: (row: typeof NewWindow.Type) => refusable(insert(row)),
+      /** Fails with `UniqueViolation` when it takes a `managed_by` another live window holds. */
+      update: (change: typeof WindowChange.Type) => refusable(update(change)),
+      /**
+       * The window of the org, not cancelled and other than `except`, that holds this (project, key), if any. One
+       * that has ended by `now` gives its key up first (its `managed_by` is cleared): ended windows are history.
+       */
+      holder: (orgId: string, claim: ManagedBy.ManagedBy, now: Date, except: string | null = null) => {
+        const request = { org_id: orgId, claim, except, now }
+        return Effect.orDie(
+          Effect.zipRight(
+            releaseEnded(request),
+            Effect.map(holder(request), (rows): string | undefined => rows[0]?.id)
+          )
+        )
+      },
       cancel: (change: typeof Cancellation.Type) => Effect.orDie(cancel(change)),
       insertUpdate: (row: typeof NewUpdate.Type) => Effect.orDie(insertUpdate(row)),
       /** The monitors among `ids` (lower case) in a running, not cancelled window with `suppress_alerts` at `at`. */
@@ -321,6 +393,9 @@ export class MaintenanceRepo extends Effect.Service<MaintenanceRepo>()("Signalma
           Effect.orDie(suppressing({ ids, at })),
           (rows): ReadonlySet<string> => new Set(rows.map((r) => r.id))
         ),
+      /** The stretches in which a suppressing window covers any of `ids` (lower case), overlapping [from, to]. */
+      suppressionSpans: (ids: ReadonlyArray<string>, from: Date, to: Date) =>
+        Effect.orDie(suppressionSpans({ ids, from, to })),
       /** The windows covering any of `ids` (lower case), earliest start first. */
       covering: (query: {
         readonly ids: ReadonlyArray<string>

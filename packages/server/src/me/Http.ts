@@ -16,7 +16,7 @@ import { Accounts } from "../accounts/Accounts.js"
 import { ApiTokens, type TokenRow } from "../auth/ApiTokens.js"
 import * as Authentication from "../auth/Authentication.js"
 import { requireSession } from "../auth/Policy.js"
-import { Sessions } from "../auth/Sessions.js"
+import { type SessionRow, Sessions } from "../auth/Sessions.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
 import { EncodedMe } from "./EncodedMe.js"
@@ -35,6 +35,19 @@ const tokenFields = (row: TokenRow) => ({
   expires_at: utcOrNull(row.expires_at),
   last_used_at: utcOrNull(row.last_used_at)
 })
+
+/** A token as its owner sees it (prefix only), as `GET /api/v1/me/api-tokens` answers it. */
+export const toApiToken = (row: TokenRow) => new ApiToken(tokenFields(row))
+
+/** A live session as `GET /api/v1/me/sessions` answers it: it lapses at the sooner of its idle and absolute ends. */
+export const toSessionInfo = (row: SessionRow, current: string) =>
+  new SessionInfo({
+    id: row.id,
+    created_at: utc(row.created_at),
+    last_seen_at: utc(row.last_seen_at),
+    expires_at: utc(new Date(Math.min(row.idle_expires_at.getTime(), row.absolute_expires_at.getTime()))),
+    current: row.id === current
+  })
 
 export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
   Effect.gen(function* () {
@@ -76,18 +89,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
           const current = yield* requireSession
           const caller = yield* Caller
           const rows = yield* sessions.list(caller.user.id)
-          return {
-            data: rows.map(
-              (row) =>
-                new SessionInfo({
-                  id: row.id,
-                  created_at: utc(row.created_at),
-                  last_seen_at: utc(row.last_seen_at),
-                  expires_at: utc(new Date(Math.min(row.idle_expires_at.getTime(), row.absolute_expires_at.getTime()))),
-                  current: row.id === current
-                })
-            )
-          }
+          return { data: rows.map((row) => toSessionInfo(row, current)) }
         })
       )
       .handle("revokeSession", ({ path }) =>
@@ -101,7 +103,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
         Effect.gen(function* () {
           const caller = yield* Caller
           const rows = yield* tokens.list(caller.user.id)
-          return { data: rows.map((row) => new ApiToken(tokenFields(row))) }
+          return { data: rows.map(toApiToken) }
         })
       )
       .handle("createToken", ({ payload }) =>

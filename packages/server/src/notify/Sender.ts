@@ -69,7 +69,9 @@ export class Sender extends Effect.Service<Sender>()("Signalman/Sender", {
       perHostMaxInflight: config["checker.per_host_max_inflight"],
       rdapBootstrapUrl: config["checker.rdap_bootstrap_url"] ?? "https://data.iana.org/rdap/dns.json",
       rdapMaxInflight: config["checker.rdap_max_inflight"],
-      userAgent: Requests.USER_AGENT
+      userAgent: Requests.USER_AGENT,
+      // Only the guard's settings matter here: deliveries are not probe traffic and name no region.
+      region: "local"
     }
 
     const settingsOf = (target: Target) =>

@@ -22,6 +22,9 @@ export const AGENT_PREFIX = "sm_agent_"
 /** How much of an agent's token is stored in the clear to find its row (the prefix and 8 characters). */
 const STORED_PREFIX_LENGTH = 17
 
+/** The part of an agent's token stored in the clear, which finds its row; the rest is checked against the hash. */
+export const storedPrefix = (token: string): string => token.slice(0, STORED_PREFIX_LENGTH)
+
 export class Operator extends Effect.Service<Operator>()("Signalman/Operator", {
   effect: Effect.gen(function* () {
     const repo = yield* OperatorRepo
@@ -49,8 +52,7 @@ export class Operator extends Effect.Service<Operator>()("Signalman/Operator", {
             continent: payload.continent ?? null,
             latitude: payload.latitude ?? null,
             longitude: payload.longitude ?? null,
-            enabled: payload.enabled ?? true,
-            flow_capable: payload.flow_capable ?? false
+            enabled: payload.enabled ?? true
           })
           if (!inserted) {
             return yield* Effect.fail(ApiError.make("SLUG_TAKEN", `A region ${payload.id} exists`, { field: "id" }))
@@ -59,7 +61,7 @@ export class Operator extends Effect.Service<Operator>()("Signalman/Operator", {
         }),
       updateRegion: (id: string, payload: typeof UpdateRegion.Type) =>
         Effect.gen(function* () {
-          const { agents: _agents, ...current } = yield* region(id)
+          const { agents: _agents, flow_capable: _computed, ...current } = yield* region(id)
           yield* repo.updateRegion({ ...current, ...payload })
           return yield* region(id)
         }),
@@ -78,13 +80,15 @@ export class Operator extends Effect.Service<Operator>()("Signalman/Operator", {
               ApiError.make("REGION_INVALID", `No region ${payload.region_id}`, { field: "region_id" })
             )
           )
+          const refusal = Region.agentRefusal(payload.region_id)
+          if (Option.isSome(refusal)) return yield* Effect.fail(refusal.value)
           const token = `${AGENT_PREFIX}${randomSecret(32)}`
           const hash = yield* Effect.promise(() => Argon2.hash(token))
           const agent = yield* repo.insertAgent({
             id: uuidv7(),
             region_id: payload.region_id,
             name: payload.name,
-            prefix: token.slice(0, STORED_PREFIX_LENGTH),
+            prefix: storedPrefix(token),
             hash
           })
           return { agent, token }

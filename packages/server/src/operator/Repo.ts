@@ -1,6 +1,7 @@
 /**
- * The operator surface's SQL: regions with their live agent counts, agents, and accounts with their users, orgs and
- * overrides. Rows are decoded with core's schemas (timestamps arrive as `Date`s, hence the `FromDate` fields).
+ * The operator surface's SQL: regions with their live agent counts and computed browser capability
+ * (`region_flow_capable`, migration 0018), agents with what they last reported, and accounts with their users, orgs
+ * and overrides. Rows are decoded with core's schemas (timestamps arrive as `Date`s, hence the `FromDate` fields).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -32,8 +33,8 @@ const toAccount = (row: typeof AccountRow.Type) =>
     orgs: row.orgs.filter((slug): slug is string => slug !== null)
   })
 
-/** A region as stored: everything an operator sees but the agent count. */
-export const StoredRegion = Schema.typeSchema(OperatorRegion).pipe(Schema.omit("agents"))
+/** A region as stored: everything an operator sees but what is computed (the agent count, the browser capability). */
+export const StoredRegion = Schema.typeSchema(OperatorRegion).pipe(Schema.omit("agents", "flow_capable"))
 export type StoredRegion = typeof StoredRegion.Type
 
 /** A new agent's row: the token itself is never stored, only its prefix and argon2id hash. */
@@ -54,11 +55,19 @@ export class OperatorRepo extends Effect.Service<OperatorRepo>()("Signalman/Oper
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    // What an operator sees of an agent; connected while a process serving one of its streams keeps pushing
+    // streaming_until ahead (agents/Repo.ts).
+    const agentColumns = sql.literal(
+      "id, region_id, name, prefix, created_at, last_seen_at, version, browser, concurrency, " +
+        "COALESCE(streaming_until > now(), false) AS connected"
+    )
+
     const regions = SqlSchema.findAll({
       Request: Schema.UndefinedOr(RegionId),
       Result: OperatorRegion,
       execute: (id) => sql`
-        SELECT r.id, r.name, r.city, r.country_code, r.continent, r.latitude, r.longitude, r.enabled, r.flow_capable,
+        SELECT r.id, r.name, r.city, r.country_code, r.continent, r.latitude, r.longitude, r.enabled,
+               region_flow_capable(r.id) AS flow_capable,
                (SELECT count(*) FROM agents a WHERE a.region_id = r.id AND a.revoked_at IS NULL)::int AS agents
         FROM regions r ${id === undefined ? sql`` : sql`WHERE r.id = ${id}`}
         ORDER BY r.id
@@ -69,9 +78,9 @@ export class OperatorRepo extends Effect.Service<OperatorRepo>()("Signalman/Oper
       Request: Schema.Struct({ region: StoredRegion }),
       Result: Schema.Struct({ id: RegionId }),
       execute: ({ region }) => sql`
-        INSERT INTO regions (id, name, city, country_code, continent, latitude, longitude, enabled, flow_capable)
+        INSERT INTO regions (id, name, city, country_code, continent, latitude, longitude, enabled)
         VALUES (${region.id}, ${region.name}, ${region.city}, ${region.country_code}, ${region.continent},
-                ${region.latitude}, ${region.longitude}, ${region.enabled}, ${region.flow_capable})
+                ${region.latitude}, ${region.longitude}, ${region.enabled})
         ON CONFLICT (id) DO NOTHING RETURNING id
       `
     })
@@ -81,7 +90,7 @@ export class OperatorRepo extends Effect.Service<OperatorRepo>()("Signalman/Oper
       execute: (region) => sql`
         UPDATE regions SET name = ${region.name}, city = ${region.city}, country_code = ${region.country_code},
           continent = ${region.continent}, latitude = ${region.latitude}, longitude = ${region.longitude},
-          enabled = ${region.enabled}, flow_capable = ${region.flow_capable}
+          enabled = ${region.enabled}
         WHERE id = ${region.id}
       `
     })
@@ -98,8 +107,7 @@ export class OperatorRepo extends Effect.Service<OperatorRepo>()("Signalman/Oper
       Request: Schema.Void,
       Result: AgentRow,
       execute: () => sql`
-        SELECT id, region_id, name, prefix, created_at, last_seen_at FROM agents WHERE revoked_at IS NULL
-        ORDER BY created_at
+        SELECT ${agentColumns} FROM agents WHERE revoked_at IS NULL ORDER BY created_at
       `
     })
 
@@ -109,7 +117,7 @@ export class OperatorRepo extends Effect.Service<OperatorRepo>()("Signalman/Oper
       execute: (agent) => sql`
         INSERT INTO agents (id, region_id, name, prefix, hash)
         VALUES (${agent.id}, ${agent.region_id}, ${agent.name}, ${agent.prefix}, ${agent.hash})
-        RETURNING id, region_id, name, prefix, created_at, last_seen_at
+        RETURNING ${agentColumns}
       `
     })
 

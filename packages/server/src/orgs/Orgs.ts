@@ -224,6 +224,10 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
         return new Invitation(outcome.row)
       })
 
+    /** The org's people with their roles, as a member of it sees them; a non-member hears the usual 404. */
+    const members = (userId: string, orgId: string) =>
+      Effect.flatMap(membership(userId, orgId), (m) => repo.membersOf(m.id))
+
     /** The org's live invitations, oldest first. */
     const pendingInvitations = (orgId: string) =>
       Effect.map(repo.pendingOfOrg(orgId), (rows) => rows.map((row) => new Invitation(row)))
@@ -280,6 +284,7 @@ export class Orgs extends Effect.Service<Orgs>()("Signalman/Orgs", {
       get: (userId: string, orgId: string) => Effect.map(membership(userId, orgId), toOrg),
       create,
       usage,
+      members,
       invite,
       pendingInvitations,
       revokeInvitation,

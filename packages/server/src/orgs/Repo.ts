@@ -44,6 +44,16 @@ export const PooledCounts = Schema.Struct({
 })
 export type PooledCounts = typeof PooledCounts.Type
 
+/** A person in an org, with their role and when they joined. */
+export const MemberRow = Schema.Struct({
+  user_id: Schema.String,
+  email: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  role: Role,
+  joined_at: Schema.DateFromSelf
+})
+export type MemberRow = typeof MemberRow.Type
+
 /** The seats of an account: the distinct people in its orgs, and whether the user is one of them. */
 export const Seats = Schema.Struct({ people: Schema.Int, mine: Schema.Int })
 
@@ -136,6 +146,17 @@ export class OrgsRepo extends Effect.Service<OrgsRepo>()("Signalman/OrgsRepo", {
           (SELECT count(DISTINCT s.target_id) FROM monitor_shares s JOIN orgs o ON o.id = s.org_id
             WHERE s.account_id = ${accountId} AND o.deleted_at IS NULL AND s.revoked_at IS NULL
               AND (s.expires_at IS NULL OR s.expires_at > now()))::int AS shared_monitors
+      `
+    })
+
+    const membersOf = SqlSchema.findAll({
+      Request: OrgId,
+      Result: MemberRow,
+      execute: (orgId) => sql`
+        SELECT u.id AS user_id, u.email, u.name, m.role, m.created_at AS joined_at
+        FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.org_id = ${orgId}
+        ORDER BY m.role = 'owner' DESC, m.created_at, u.email
       `
     })
 
@@ -287,6 +308,8 @@ export class OrgsRepo extends Effect.Service<OrgsRepo>()("Signalman/OrgsRepo", {
       joinOrg: (orgId: string, userId: string, role: typeof Role.Type) =>
         Effect.orDie(joinOrg({ org_id: orgId, user_id: userId, role })),
       pooledCounts: (accountId: AccountId) => Effect.orDie(pooledCounts(accountId)),
+      /** The org's people, owners first, then by when they joined. */
+      membersOf: (orgId: OrgId) => Effect.orDie(membersOf(orgId)),
       isMember: (orgId: OrgId, email: string) =>
         Effect.map(Effect.orDie(isMember({ org_id: orgId, email })), (rows) => rows.length > 0),
       /** The pending invitation to the address refreshed with a new token, role and expiry; none when there is none. */

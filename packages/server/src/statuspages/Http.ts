@@ -7,6 +7,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
+import * as ManagedBy from "@signalman/core/ManagedBy"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -43,7 +44,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
           return yield* pages.one(yield* requireOrg, path.id)
         })
       )
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ payload, headers }) =>
         Effect.gen(function* () {
           const org = yield* owner
           const caller = yield* Caller
@@ -52,7 +53,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
             caller.user.id,
             yield* planOf(org.accountId),
             payload,
-            yield* writeSource
+            yield* writeSource,
+            yield* ManagedBy.fromHeaders(headers)
           )
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.succeed(HttpServerResponse.setHeader(response, "location", `/api/v1/status-pages/${created.id}`))
@@ -60,7 +62,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
           return created
         })
       )
-      .handle("update", ({ path, payload }) =>
+      .handle("update", ({ path, payload, headers }) =>
         Effect.gen(function* () {
           const org = yield* owner
           const caller = yield* Caller
@@ -70,7 +72,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "statusPages", (handlers
             caller.user.id,
             yield* planOf(org.accountId),
             payload,
-            yield* writeSource
+            yield* writeSource,
+            yield* ManagedBy.fromHeaders(headers)
           )
         })
       )

@@ -1,22 +1,24 @@
 /**
  * Status pages' SQL: the pages with their logo's version, their components, their logo, the password columns, and
- * which pages show some monitors (for `PageChanges`). Timestamps arrive as `Date`s. A slug or domain taken by a
- * concurrent write is a `UniqueViolation` for the service to answer; every other database failure is a defect.
+ * which pages show some monitors (for `PageChanges`). Timestamps arrive as `Date`s. A slug, domain or `managed_by`
+ * taken by a concurrent write is a `UniqueViolation` for the service to answer; every other database failure is a
+ * defect.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as ManagedBy from "@signalman/core/ManagedBy"
 import { PublicLocale } from "@signalman/core/PublicLocale"
 import * as StatusPage from "@signalman/core/StatusPage"
 import { WriteSource } from "@signalman/core/Target"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AccountLock from "../database/AccountLock.js"
+import * as ManagedColumns from "../database/ManagedColumns.js"
 import * as Transaction from "../database/Transaction.js"
+import { refusable, UniqueViolation } from "../database/UniqueViolation.js"
 
 /** A stored page with its logo's version (null: no logo). */
 export const PageRow = Schema.Struct({
@@ -36,21 +38,12 @@ export const PageRow = Schema.Struct({
   password_version: Schema.Int,
   password_last_sign_in_at: Schema.NullOr(Schema.DateFromSelf),
   write_source: WriteSource,
+  ...ManagedColumns.fields,
   created_at: Schema.DateFromSelf,
   updated_at: Schema.DateFromSelf,
   logo_sha256: Schema.NullOr(Schema.String)
 })
 export type PageRow = typeof PageRow.Type
-
-/** A unique index refused a write: `constraint` names it (empty when the driver did not say). */
-export class UniqueViolation extends Data.TaggedError("UniqueViolation")<{ readonly constraint: string }> {}
-
-/** The constraint a unique violation broke, if the error is one. */
-const uniqueViolation = (error: SqlError): string | undefined => {
-  const cause: unknown = error.cause
-  if (typeof cause !== "object" || cause === null || !("code" in cause) || cause.code !== "23505") return undefined
-  return "constraint_name" in cause && typeof cause.constraint_name === "string" ? cause.constraint_name : ""
-}
 
 const BrandingJson = Schema.parseJson(StatusPage.Branding)
 const AccessJson = Schema.parseJson(StatusPage.Access)
@@ -67,7 +60,8 @@ export const NewPage = Schema.Struct({
   custom_domain: Schema.NullOr(Schema.String),
   branding: BrandingJson,
   write_source: WriteSource,
-  created_by: Schema.String
+  created_by: Schema.String,
+  ...ManagedColumns.fields
 })
 
 /** A changed page: every column a PATCH may touch, merged with the stored values by the service. */
@@ -79,7 +73,9 @@ export const PageChange = Schema.Struct({
   public_locale: PublicLocale,
   custom_domain: Schema.NullOr(Schema.String),
   branding: BrandingJson,
-  write_source: WriteSource
+  write_source: WriteSource,
+  /** Stamped when given; left as stored otherwise. */
+  managed_by: Schema.UndefinedOr(ManagedBy.ManagedBy)
 })
 
 /** A monitor put on a page, last in its order. */
@@ -103,6 +99,19 @@ const Count = Schema.Struct({ n: Schema.Int })
 const Exists = Schema.Struct({ found: Schema.Boolean })
 const Taken = Schema.Struct({ value: Schema.String, except: Schema.NullOr(Schema.String) })
 const OnPage = Schema.Struct({ page_id: Schema.String, target_id: Schema.String })
+const Listing = Schema.Struct({
+  org_id: Schema.String,
+  managed_by: Schema.UndefinedOr(Schema.String),
+  limit: Schema.Int,
+  offset: Schema.Int
+})
+
+/** A page of the org's pages, of one config project when `managed_by` is given. */
+export interface ListQuery {
+  readonly limit: number
+  readonly offset: number
+  readonly managed_by?: string | undefined
+}
 
 export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalman/StatusPagesRepo", {
   effect: Effect.gen(function* () {
@@ -127,18 +136,31 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
       execute: ({ org_id, id }) => sql`${selectPages} WHERE p.id = ${id} AND p.org_id = ${org_id}`
     })
 
+    const listed = (listing: typeof Listing.Encoded) =>
+      sql.and([
+        sql`p.org_id = ${listing.org_id}`,
+        ...(listing.managed_by === undefined ? [] : [sql`p.managed_by_project = ${listing.managed_by}`])
+      ])
+
     const count = SqlSchema.single({
-      Request: Schema.String,
+      Request: Listing,
       Result: Count,
-      execute: (orgId) => sql`SELECT count(*)::int AS n FROM status_pages WHERE org_id = ${orgId}`
+      execute: (listing) => sql`SELECT count(*)::int AS n FROM status_pages p WHERE ${listed(listing)}`
     })
 
     const page = SqlSchema.findAll({
-      Request: Schema.Struct({ org_id: Schema.String, limit: Schema.Int, offset: Schema.Int }),
+      Request: Listing,
       Result: PageRow,
-      execute: ({ org_id, limit, offset }) => sql`
-        ${selectPages} WHERE p.org_id = ${org_id} ORDER BY p.created_at, p.id LIMIT ${limit} OFFSET ${offset}
+      execute: (listing) => sql`
+        ${selectPages} WHERE ${listed(listing)} ORDER BY p.created_at, p.id
+        LIMIT ${listing.limit} OFFSET ${listing.offset}
       `
+    })
+
+    const holder = SqlSchema.findAll({
+      Request: ManagedColumns.Claim,
+      Result: Id,
+      execute: (c) => sql`SELECT id::text AS id FROM status_pages WHERE ${ManagedColumns.holding(sql, c)}`
     })
 
     const bySlug = SqlSchema.findOne({
@@ -188,9 +210,10 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
       Request: NewPage,
       execute: (row) => sql`
         INSERT INTO status_pages (id, org_id, account_id, slug, name, published, public_locale, custom_domain,
-          branding, write_source, created_by)
+          branding, write_source, created_by, managed_by_project, managed_by_key)
         VALUES (${row.id}, ${row.org_id}, ${row.account_id}, ${row.slug}, ${row.name}, ${row.published},
-          ${row.public_locale}, ${row.custom_domain}, ${row.branding}::jsonb, ${row.write_source}, ${row.created_by})
+          ${row.public_locale}, ${row.custom_domain}, ${row.branding}::jsonb, ${row.write_source}, ${row.created_by},
+          ${row.managed_by_project}, ${row.managed_by_key})
       `
     })
 
@@ -204,18 +227,12 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
           public_locale = ${change.public_locale},
           custom_domain = ${change.custom_domain},
           branding = ${change.branding}::jsonb,
+          ${ManagedColumns.stamp(sql, change.managed_by)}
           write_source = ${change.write_source},
           updated_at = now()
         WHERE id = ${change.id}
       `
     })
-
-    /** A write that a unique index may refuse: that refusal is the caller's to answer, anything else a defect. */
-    const unique = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, UniqueViolation, R> =>
-      Effect.catchAll(self, (error) => {
-        const constraint = error instanceof SqlError ? uniqueViolation(error) : undefined
-        return constraint === undefined ? Effect.die(error) : Effect.fail(new UniqueViolation({ constraint }))
-      })
 
     const remove = SqlSchema.findOne({
       Request: Ref,
@@ -394,13 +411,13 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
       /** Holds the page's row lock to the end of the transaction; false when the org has no such page. */
       lock: (orgId: string, id: string) => found(lock({ org_id: orgId, id })),
       one: (orgId: string, id: string) => Effect.map(Effect.orDie(one({ org_id: orgId, id })), Option.getOrUndefined),
-      list: (orgId: string, query: { readonly limit: number; readonly offset: number }) =>
-        Effect.orDie(
-          Effect.all({
-            total: Effect.map(count(orgId), (row) => row.n),
-            rows: page({ org_id: orgId, ...query })
-          })
-        ),
+      list: (orgId: string, query: ListQuery) => {
+        const listing = { org_id: orgId, managed_by: query.managed_by, limit: query.limit, offset: query.offset }
+        return Effect.orDie(Effect.all({ total: Effect.map(count(listing), (row) => row.n), rows: page(listing) }))
+      },
+      /** The page of the org, other than `except`, that holds this (project, key), if any. */
+      holder: (orgId: string, claim: ManagedBy.ManagedBy, except: string | null = null) =>
+        Effect.map(Effect.orDie(holder({ org_id: orgId, claim, except })), (rows): string | undefined => rows[0]?.id),
       /** A page by slug (any case) of a live org. */
       bySlug: (slug: string) => Effect.map(Effect.orDie(bySlug(slug.toLowerCase())), Option.getOrUndefined),
       byId: (id: string) => Effect.map(Effect.orDie(byId(id)), Option.getOrUndefined),
@@ -411,8 +428,8 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
       /** Whether another page (any but `except`) has the slug, in lower case. */
       slugTaken: (slug: string, except: string | null) => exists(slugTaken({ value: slug, except })),
       domainTaken: (domain: string, except: string | null) => exists(domainTaken({ value: domain, except })),
-      insert: (row: typeof NewPage.Type) => unique(insert(row)),
-      update: (change: typeof PageChange.Type) => unique(update(change)),
+      insert: (row: typeof NewPage.Type) => refusable(insert(row)),
+      update: (change: typeof PageChange.Type) => refusable(update(change)),
       /** Deletes the org's page; false when there was none. */
       remove: (orgId: string, id: string) => found(remove({ org_id: orgId, id })),
       /** Marks the page changed now (a component or the logo). */
@@ -462,7 +479,8 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
    * An in-memory repository for unit tests of the status pages' rules: pages, their components and logos in one
    * store for every org. Slugs and custom domains are unique in lower case, a write breaking that failing with the
    * `UniqueViolation` the database's indexes give (`status_pages_slug`, `status_pages_custom_domain`); a monitor
-   * put twice on a page is a defect, as the primary key makes it. Transactions run one at a time (what the
+   * put twice on a page is a defect, as the primary key makes it. So is a `managed_by` another page of the org
+   * holds (`status_pages_managed_by`). Transactions run one at a time (what the
    * account's and the page's locks settle to) and a failed one leaves the store as it was. `targets` gives each
    * org's monitors, `deletedOrgs` the orgs pending deletion (no public pages, not counted), `incidents` what an
    * incident concerns; the password sessions and the database's own clock are not modelled.
@@ -510,8 +528,25 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
           store.components = new Map(store.components).set(pageId, all)
         }
         const componentsOf = (pageId: string) => store.components.get(pageId) ?? []
-        const clash = (page: { readonly id: string; readonly slug: string; readonly custom_domain: string | null }) =>
+        const holderOf = (orgId: string, claim: ManagedBy.ManagedBy, except: string | null) =>
+          pages().find(
+            (p) =>
+              p.org_id === orgId &&
+              p.id !== except &&
+              p.managed_by_project === claim.project &&
+              p.managed_by_key === claim.key
+          )
+        const clash = (page: {
+          readonly id: string
+          readonly slug: string
+          readonly custom_domain: string | null
+          readonly org_id: string
+          readonly managed_by: ManagedBy.ManagedBy | null
+        }) =>
           Effect.suspend(() => {
+            if (page.managed_by !== null && holderOf(page.org_id, page.managed_by, page.id) !== undefined) {
+              return Effect.fail(new UniqueViolation({ constraint: "status_pages_managed_by" }))
+            }
             const others = pages().filter((other) => other.id !== page.id)
             if (others.some((other) => other.slug.toLowerCase() === page.slug.toLowerCase())) {
               return Effect.fail(new UniqueViolation({ constraint: "status_pages_slug" }))
@@ -561,7 +596,11 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
             }),
           list: (orgId, query) =>
             Effect.sync(() => {
-              const all = pages().filter((page) => page.org_id === orgId)
+              const all = pages().filter(
+                (page) =>
+                  page.org_id === orgId &&
+                  (query.managed_by === undefined || page.managed_by_project === query.managed_by)
+              )
               return { total: all.length, rows: all.slice(query.offset, query.offset + query.limit).map(row) }
             }),
           bySlug: (slug) =>
@@ -583,9 +622,10 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
             Effect.sync(() =>
               pages().some((page) => page.custom_domain?.toLowerCase() === domain && page.id !== except)
             ),
+          holder: (orgId, claim, except = null) => Effect.sync(() => holderOf(orgId, claim, except)?.id),
           insert: (page) =>
             Effect.zipRight(
-              clash(page),
+              clash({ ...page, managed_by: ManagedColumns.managedBy(page) }),
               Effect.sync(() => {
                 const now = new Date()
                 const { created_by: _, ...fields } = page
@@ -603,13 +643,26 @@ export class StatusPagesRepo extends Effect.Service<StatusPagesRepo>()("Signalma
                 })
               })
             ),
-          update: (change) =>
-            Effect.zipRight(
-              clash(change),
-              Effect.sync(() =>
-                write(change.id, { ...change, id: StatusPage.StatusPageId.make(change.id), updated_at: new Date() })
+          update: ({ managed_by, ...change }) =>
+            Effect.suspend(() => {
+              const stored = store.pages.get(change.id)
+              if (stored === undefined) return Effect.void
+              const managed =
+                managed_by === undefined
+                  ? ManagedColumns.columns(ManagedColumns.managedBy(stored))
+                  : ManagedColumns.columns(managed_by)
+              return Effect.zipRight(
+                clash({ ...change, org_id: stored.org_id, managed_by: ManagedColumns.managedBy(managed) }),
+                Effect.sync(() =>
+                  write(change.id, {
+                    ...change,
+                    ...managed,
+                    id: StatusPage.StatusPageId.make(change.id),
+                    updated_at: new Date()
+                  })
+                )
               )
-            ),
+            }),
           remove: (orgId, id) =>
             Effect.sync(() => {
               if (ofOrg(orgId, id) === undefined) return false

@@ -1,11 +1,12 @@
 /**
  * Status pages: an org's pages (under the account's `max_status_pages`), their logo, and their access object with
  * the page password. Quotas are counted under the account's lock, so concurrent writes settle exactly at the limit;
- * every change of a page runs in one transaction holding the page's row lock, access and password included. The
- * curated monitors are `PageComponents`.
+ * every change of a page runs in one transaction holding the page's row lock, access and password included, and
+ * `managed_by` when the request carries it (`ManagedClaim`). The curated monitors are `PageComponents`.
  */
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
+import type * as ManagedBy from "@signalman/core/ManagedBy"
 import type * as Plan from "@signalman/core/Plan"
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as StatusPage from "@signalman/core/StatusPage"
@@ -15,17 +16,22 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AuditLog } from "../audit/AuditLog.js"
 import { publicBaseUrl } from "../config/Config.js"
+import { claiming } from "../database/ManagedClaim.js"
+import * as ManagedColumns from "../database/ManagedColumns.js"
+import type { UniqueViolation } from "../database/UniqueViolation.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Invalidation } from "../infra/Invalidation.js"
 import { QuotaEvents } from "../limits/Quota.js"
 import * as PageAccess from "./PageAccess.js"
 import * as PageChanges from "./PageChanges.js"
-import { type PageRow, StatusPagesRepo, type UniqueViolation } from "./Repo.js"
+import { type ListQuery, type PageRow, StatusPagesRepo } from "./Repo.js"
 import { SubscriptionEnds } from "./SubscriptionEnds.js"
 
 export const notFound = ApiError.make("NOT_FOUND", "No such status page")
 
 const utc = (date: Date) => DateTime.unsafeFromDate(date)
+
+const KIND = "status page"
 
 const slugTaken = (slug: string) => ApiError.make("SLUG_TAKEN", `The slug ${slug} is taken`, { field: "slug" })
 const domainTaken = (domain: string) =>
@@ -69,6 +75,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
         live_url: liveUrl(row),
         logo_url: logoUrl(row),
         write_source: row.write_source,
+        managed_by: ManagedColumns.managedBy(row),
         created_at: utc(row.created_at),
         updated_at: utc(row.updated_at)
       })
@@ -86,7 +93,7 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
 
     const one = (org: ActiveOrg, id: string) => Effect.map(found(org, id), toResource)
 
-    const list = (org: ActiveOrg, query: { readonly limit: number; readonly offset: number }) =>
+    const list = (org: ActiveOrg, query: ListQuery) =>
       Effect.map(repo.list(org.id, query), ({ total, rows }) => ({
         data: rows.map(toResource),
         total,
@@ -153,7 +160,8 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
       userId: string,
       plan: Plan.Plan,
       input: StatusPage.CreateStatusPage,
-      writeSource: WriteSource
+      writeSource: WriteSource,
+      managedBy?: ManagedBy.ManagedBy | undefined
     ) =>
       Effect.gen(function* () {
         const branding = StatusPage.patchBranding(StatusPage.defaultBranding, input.branding ?? {})
@@ -171,19 +179,25 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
               if (domain !== null && (yield* repo.domainTaken(domain, null))) {
                 return yield* Effect.fail(domainTaken(domain))
               }
-              yield* repo.insert({
-                id,
-                org_id: org.id,
-                account_id: org.accountId,
-                slug: input.slug,
-                name: input.name,
-                published: input.published ?? false,
-                public_locale: input.public_locale ?? "en",
-                custom_domain: domain,
-                branding,
-                write_source: writeSource,
-                created_by: userId
-              })
+              yield* claiming(
+                KIND,
+                managedBy,
+                (claim) => repo.holder(org.id, claim),
+                repo.insert({
+                  id,
+                  org_id: org.id,
+                  account_id: org.accountId,
+                  slug: input.slug,
+                  name: input.name,
+                  published: input.published ?? false,
+                  public_locale: input.public_locale ?? "en",
+                  custom_domain: domain,
+                  branding,
+                  write_source: writeSource,
+                  created_by: userId,
+                  ...ManagedColumns.columns(managedBy)
+                })
+              )
               const change = judged === undefined ? undefined : yield* writeAccess(id, userId, judged, undefined)
               return { _tag: "Created", change } as const
             })
@@ -209,7 +223,8 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
       userId: string,
       plan: Plan.Plan,
       patch: StatusPage.PatchStatusPage,
-      writeSource: WriteSource
+      writeSource: WriteSource,
+      managedBy?: ManagedBy.ManagedBy | undefined
     ) =>
       Effect.gen(function* () {
         const prepared = yield* PageAccess.prepare(patch.access)
@@ -227,16 +242,22 @@ export class StatusPages extends Effect.Service<StatusPages>()("Signalman/Status
               if (domain !== null && domain !== stored.custom_domain && (yield* repo.domainTaken(domain, id))) {
                 return yield* Effect.fail(domainTaken(domain))
               }
-              yield* repo.update({
-                id,
-                slug: patch.slug ?? stored.slug,
-                name: patch.name ?? stored.name,
-                published: patch.published ?? stored.published,
-                public_locale: patch.public_locale ?? stored.public_locale,
-                custom_domain: domain,
-                branding,
-                write_source: writeSource
-              })
+              yield* claiming(
+                KIND,
+                managedBy,
+                (claim) => repo.holder(org.id, claim, id),
+                repo.update({
+                  id,
+                  slug: patch.slug ?? stored.slug,
+                  name: patch.name ?? stored.name,
+                  published: patch.published ?? stored.published,
+                  public_locale: patch.public_locale ?? stored.public_locale,
+                  custom_domain: domain,
+                  branding,
+                  write_source: writeSource,
+                  managed_by: managedBy
+                })
+              )
               return judged === undefined ? undefined : yield* writeAccess(id, userId, judged, stored)
             })
           )

@@ -72,6 +72,30 @@ export const PageNoticeRow = Schema.Struct({
   dedupe_key: Schema.String
 })
 
+/** A subscription as the page's owner reads it: the address, how it got in, and where it stands. */
+export const SubscriberRow = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  admitted_by: Schema.Literal("public", "password", "viewer"),
+  created_at: Schema.DateFromSelf,
+  confirmed_at: Schema.NullOr(Schema.DateFromSelf),
+  unsubscribed_at: Schema.NullOr(Schema.DateFromSelf)
+})
+
+/** How many of a page's subscriptions stand where. */
+export const SubscriberCounts = Schema.Struct({
+  confirmed: Schema.Int,
+  pending: Schema.Int,
+  unsubscribed: Schema.Int
+})
+
+const OfPage = Schema.Struct({
+  org_id: Schema.String,
+  page_id: Schema.String,
+  limit: Schema.Int,
+  offset: Schema.Int
+})
+
 const Id = Schema.Struct({ id: Schema.String })
 const Name = Schema.Struct({ name: Schema.String })
 const Count = Schema.Struct({ n: Schema.Int })
@@ -141,6 +165,32 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Signalma
         FROM status_pages p
         WHERE s.unsubscribe_token_hash = ${hash} AND p.id = s.page_id
         RETURNING p.name
+      `
+    })
+
+    // A page of another org lists nothing: the page's org is part of the join, not only of the caller's check.
+    const ofPage = SqlSchema.findAll({
+      Request: OfPage,
+      Result: SubscriberRow,
+      execute: (q) => sql`
+        SELECT s.id::text AS id, s.email, s.admitted_by, s.created_at, s.confirmed_at, s.unsubscribed_at
+        FROM status_page_subscribers s JOIN status_pages p ON p.id = s.page_id AND p.org_id = ${q.org_id}
+        WHERE s.page_id = ${q.page_id}
+        ORDER BY s.created_at DESC, s.id DESC
+        LIMIT ${q.limit} OFFSET ${q.offset}
+      `
+    })
+
+    const countsOfPage = SqlSchema.single({
+      Request: OfPage.pipe(Schema.pick("org_id", "page_id")),
+      Result: SubscriberCounts,
+      execute: (q) => sql`
+        SELECT
+          count(*) FILTER (WHERE s.unsubscribed_at IS NULL AND s.confirmed_at IS NOT NULL)::int AS confirmed,
+          count(*) FILTER (WHERE s.unsubscribed_at IS NULL AND s.confirmed_at IS NULL)::int AS pending,
+          count(*) FILTER (WHERE s.unsubscribed_at IS NOT NULL)::int AS unsubscribed
+        FROM status_page_subscribers s JOIN status_pages p ON p.id = s.page_id AND p.org_id = ${q.org_id}
+        WHERE s.page_id = ${q.page_id}
       `
     })
 
@@ -246,6 +296,10 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Signalma
       unsubscribePage: (hash: Uint8Array) => Effect.map(Effect.orDie(unsubscribePage(hash)), name),
       /** Unsubscribes (idempotent): the page's name. */
       unsubscribe: (hash: Uint8Array) => Effect.map(Effect.orDie(unsubscribe(hash)), name),
+      /** A page's subscriptions, newest first (none for a page of another org). */
+      ofPage: (query: typeof OfPage.Type) => Effect.orDie(ofPage(query)),
+      /** How many of a page's subscriptions are confirmed, awaiting confirmation, and ended. */
+      countsOfPage: (orgId: string, pageId: string) => Effect.orDie(countsOfPage({ org_id: orgId, page_id: pageId })),
       passwordCount: (pageId: string) => Effect.map(Effect.orDie(passwordCount(pageId)), (row) => row.n),
       endPassword: (pageId: string) => Effect.orDie(endPassword(pageId)),
       endViewer: (pageId: string, viewerId: string, email: string) =>

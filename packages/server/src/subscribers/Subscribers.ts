@@ -6,19 +6,63 @@
  * subscriber and none was mailed in the last 10 minutes), and the mail is sent off the request's path, so neither
  * the answer nor its timing tells anything. Tokens are 256 random bits; the confirmation token is stored as a
  * hash only, the unsubscribe token hashed and sealed (every update mail carries it).
+ *
+ * The page's owner reads its subscribers (the dashboard's subscribers page): addresses, how each got in and where
+ * each stands.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as ApiError from "@signalman/core/ApiError"
+import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import * as PageSubscription from "@signalman/core/PageSubscription"
 import * as Effect from "effect/Effect"
 import { Sealer } from "../crypto/Sealer.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { randomSecret, sha256 } from "../infra/Secrets.js"
 import { PageGate } from "../viewers/PageGate.js"
-import { SubscribersRepo } from "./Repo.js"
+import { type SubscriberRow, SubscribersRepo } from "./Repo.js"
 import { SubscriberMail } from "./SubscriberMail.js"
 
 export const pageNotFound = ApiError.make("NOT_FOUND", "No such status page")
+
+/** Where a subscription stands: following (confirmed), asked and not yet confirmed, or ended. */
+export type SubscriberState = "confirmed" | "pending" | "unsubscribed"
+
+/** A subscription as the page's owner reads it. */
+export interface PageSubscriber {
+  readonly id: string
+  readonly email: string
+  readonly state: SubscriberState
+  /** How the subscriber got onto a private page ("public" on a public one). */
+  readonly admittedBy: "public" | "password" | "viewer"
+  readonly subscribedAt: Date
+  readonly confirmedAt: Date | null
+  readonly unsubscribedAt: Date | null
+}
+
+/** A page of a status page's subscribers, with how many stand where across all of them. */
+export interface SubscriberPage {
+  readonly data: ReadonlyArray<PageSubscriber>
+  readonly counts: { readonly [K in SubscriberState]: number }
+  readonly limit: number
+  readonly offset: number
+}
+
+/** Ended wins over confirmed: an unsubscribed address asking again stays ended until it confirms anew. */
+export const stateOf = (row: {
+  readonly confirmed_at: Date | null
+  readonly unsubscribed_at: Date | null
+}): SubscriberState =>
+  row.unsubscribed_at !== null ? "unsubscribed" : row.confirmed_at !== null ? "confirmed" : "pending"
+
+const toSubscriber = (row: typeof SubscriberRow.Type): PageSubscriber => ({
+  id: row.id,
+  email: row.email,
+  state: stateOf(row),
+  admittedBy: row.admitted_by,
+  subscribedAt: row.created_at,
+  confirmedAt: row.confirmed_at,
+  unsubscribedAt: row.unsubscribed_at
+})
 
 export class Subscribers extends Effect.Service<Subscribers>()("Signalman/Subscribers", {
   effect: Effect.gen(function* () {
@@ -79,7 +123,19 @@ export class Subscribers extends Effect.Service<Subscribers>()("Signalman/Subscr
     /** Unsubscribes (idempotent): the page's name, or undefined for an unknown link. */
     const unsubscribe = (token: string) => repo.unsubscribe(sha256(token))
 
-    return { subscribe, confirm, unsubscribePage, unsubscribe }
+    /**
+     * The subscribers of one of the org's pages, newest first. A page of another org lists nothing (its org is in
+     * the query); callers answer 404 for it by reading the page first, as every page read does.
+     */
+    const ofPage = (org: ActiveOrg, pageId: string, query: { readonly limit: number; readonly offset: number }) =>
+      Effect.gen(function* () {
+        const rows = yield* repo.ofPage({ org_id: org.id, page_id: pageId, limit: query.limit, offset: query.offset })
+        const counts = yield* repo.countsOfPage(org.id, pageId)
+        const page: SubscriberPage = { data: rows.map(toSubscriber), counts, limit: query.limit, offset: query.offset }
+        return page
+      })
+
+    return { subscribe, confirm, unsubscribePage, unsubscribe, ofPage }
   }),
   dependencies: [SubscribersRepo.Default, Sealer.Default, SubscriberMail.Default]
 }) {}

@@ -25,6 +25,19 @@ export interface RegionIndex {
   readonly flowCapable: ReadonlySet<string>
 }
 
+/**
+ * A region refusal for regions the body did not send: they came from `checker.default_regions`, so the answer says
+ * so instead of pointing at an index of a list the caller never wrote.
+ */
+const fromDefaults = <E extends ApiError.ApiError>(error: E): E | ApiError.ErrorOf<422> =>
+  error.code === "REGION_INVALID"
+    ? ApiError.make(
+        "REGION_INVALID",
+        `${error.message}: it is one of this instance's default regions (setting checker.default_regions); send regions`,
+        { field: "regions" }
+      )
+    : error
+
 /** Who is writing, and under which plan. */
 export interface Writer {
   readonly org: ActiveOrg
@@ -39,6 +52,7 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
     const config = yield* AppConfig
     const abuse = yield* Abuse
     const allowPrivate = config["checker.allow_private_targets"]
+    const defaultRegions = config["checker.default_regions"]
 
     /** The enabled regions, and which of them can run a browser: read once per request however many targets. */
     const enabledRegions = Effect.map(
@@ -105,10 +119,12 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
       Effect.gen(function* () {
         yield* Validation.checkSpec(body.check, allowPrivate, writer.org.id)
         yield* abuse.check(body.check)
-        const resolved = TargetRules.resolveCreate(body, writer.plan)
+        const resolved = TargetRules.resolveCreate(body, writer.plan, defaultRegions)
         if (Either.isLeft(resolved)) return yield* Effect.fail(Validation.toApiError(resolved.left))
         yield* checkAlerts(writer.org, resolved.right.alerts)
-        yield* checkRegions(writer, resolved.right.regions, index)
+        yield* checkRegions(writer, resolved.right.regions, index).pipe(
+          Effect.mapError((error) => (body.regions === undefined ? fromDefaults(error) : error))
+        )
         const unplaced = TargetRules.placement(
           body.check.type,
           resolved.right.regions,

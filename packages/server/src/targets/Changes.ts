@@ -1,8 +1,10 @@
 /**
  * A PATCH of a stored monitor: the changed check passes what a create's would, the patch is applied to the stored
  * target with its full check (`TargetRules.resolvePatch`), its bindings and regions are judged again, and the result
- * is stored under the reference lock.
+ * is stored under the reference lock, with `managed_by` when the request carries it. An empty patch changes nothing
+ * but what every write stamps, which is how a monitor is adopted.
  */
+import type * as ManagedBy from "@signalman/core/ManagedBy"
 import type * as Target from "@signalman/core/Target"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as Effect from "effect/Effect"
@@ -17,7 +19,13 @@ export class Changes extends Effect.Service<Changes>()("Signalman/TargetChanges"
     const targets = yield* Targets
     const admission = yield* Admission
 
-    const update = (writer: Writer, id: string, patch: Target.PatchTarget, source: Target.WriteSource) =>
+    const update = (
+      writer: Writer,
+      id: string,
+      patch: Target.PatchTarget,
+      source: Target.WriteSource,
+      managedBy: ManagedBy.ManagedBy | undefined
+    ) =>
       Effect.gen(function* () {
         const { org } = writer
         const row = yield* targets.one(org, id)
@@ -28,7 +36,7 @@ export class Changes extends Effect.Service<Changes>()("Signalman/TargetChanges"
         if (Either.isLeft(resolved)) return yield* Effect.fail(Validation.toApiError(resolved.left))
         yield* admission.checkAlerts(org, resolved.right.alerts)
         yield* admission.checkRegions(writer, resolved.right.regions, yield* admission.enabledRegions)
-        const updated = yield* targets.update(org, id, resolved.right, source)
+        const updated = yield* targets.update(org, id, resolved.right, source, managedBy)
         return updated === undefined ? yield* Effect.fail(notFound) : toTarget(updated)
       })
 

@@ -1,13 +1,15 @@
 /**
  * The `targets` group: monitors (create, bulk create, duplicate, read, list, change, bulk actions, delete), their
  * regions and tags, a monitor's incident periods, and the one-shot test of a check. Each handler authorizes, reads
- * who is writing, and calls a service.
+ * who is writing, and calls a service. A monitor read or changed is answered with its per-region advisories (a new
+ * one has none).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import { MAX_BULK_TARGETS } from "@signalman/core/api/Targets"
 import * as BulkAction from "@signalman/core/BulkAction"
+import * as ManagedBy from "@signalman/core/ManagedBy"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -18,6 +20,7 @@ import { writeSource } from "../http/WriteSource.js"
 import { Plans } from "../limits/Plans.js"
 import { Variables } from "../variables/Variables.js"
 import type { Writer } from "./Admission.js"
+import * as Advisories from "./Advisories.js"
 import * as BatchSize from "./BatchSize.js"
 import { BulkActions } from "./BulkActions.js"
 import { Changes } from "./Changes.js"
@@ -49,20 +52,22 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
     return handlers
       .handle("test", ({ payload }) =>
         Effect.gen(function* () {
-          const { org, plan } = yield* currentWriter
-          return yield* checkTest.run(org, plan, payload.check)
+          const { org, plan, userId } = yield* currentWriter
+          return yield* checkTest.run({ org, plan, userId, spec: payload.check, region: payload.region })
         })
       )
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ payload, headers }) =>
         Effect.gen(function* () {
-          return yield* creation.create(yield* currentWriter, payload, yield* writeSource)
+          const managedBy = yield* ManagedBy.fromHeaders(headers)
+          return yield* creation.create(yield* currentWriter, payload, yield* writeSource, managedBy)
         })
       )
-      .handle("bulk", ({ payload }) =>
+      .handle("bulk", ({ payload, headers }) =>
         Effect.gen(function* () {
           // Bounded before anything is looked up: an oversized batch is refused for what it is.
           yield* BatchSize.atMost("targets", payload.targets.length, MAX_BULK_TARGETS)
-          return yield* creation.bulk(yield* currentWriter, payload, yield* writeSource)
+          const project = headers[ManagedBy.HEADER_KEY]
+          return yield* creation.bulk(yield* currentWriter, payload, yield* writeSource, project)
         })
       )
       .handle("duplicate", ({ path, payload }) =>
@@ -80,18 +85,21 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
           const page = yield* targets.list(yield* requireOrg, urlParams)
-          return { data: page.rows.map(toTarget), total: page.total, limit: urlParams.limit, offset: urlParams.offset }
+          const data = yield* Advisories.attach(page.rows.map(toTarget))
+          return { data, total: page.total, limit: urlParams.limit, offset: urlParams.offset }
         })
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
           const row = yield* targets.one(yield* requireOrg, path.id)
-          return row === undefined ? yield* Effect.fail(notFound) : toTarget(row)
+          return row === undefined ? yield* Effect.fail(notFound) : yield* Advisories.attachOne(toTarget(row))
         })
       )
-      .handle("update", ({ path, payload }) =>
+      .handle("update", ({ path, payload, headers }) =>
         Effect.gen(function* () {
-          return yield* changes.update(yield* currentWriter, path.id, payload, yield* writeSource)
+          const managedBy = yield* ManagedBy.fromHeaders(headers)
+          const updated = yield* changes.update(yield* currentWriter, path.id, payload, yield* writeSource, managedBy)
+          return yield* Advisories.attachOne(updated)
         })
       )
       .handle("regions", ({ path }) =>

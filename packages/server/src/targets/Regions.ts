@@ -1,11 +1,13 @@
 /**
  * Where a monitor runs: the enabled probe regions, a monitor's regions, and replacing them (`PUT
- * /targets/{id}/regions`), judged as a create's regions are.
+ * /targets/{id}/regions`), judged as a create's regions are (a flow keeps at least one region that can run a
+ * browser: 422 `NO_FLOW_CAPABLE_AGENT`).
  */
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import type * as Target from "@signalman/core/Target"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Admission, type Writer } from "./Admission.js"
 import { TargetsRepo } from "./Repo.js"
 import { notFound, Targets } from "./Targets.js"
@@ -33,7 +35,10 @@ export class Regions extends Effect.Service<Regions>()("Signalman/TargetRegions"
         const refused = TargetRules.regionAssignment(row.kind)
         if (refused !== undefined) return yield* Effect.fail(Validation.toApiError(refused))
         const distinct = [...new Set(regions)]
-        yield* admission.checkRegions(writer, distinct, yield* admission.enabledRegions)
+        const index = yield* admission.enabledRegions
+        yield* admission.checkRegions(writer, distinct, index)
+        const unplaced = TargetRules.placement(row.kind, distinct, (r) => index.flowCapable.has(r), "regions")
+        if (Option.isSome(unplaced)) return yield* Effect.fail(unplaced.value)
         yield* repo.setRegions({ id: row.id, regions: distinct, write_source: source })
         return yield* repo.regionsNamed(distinct)
       })

@@ -1,13 +1,15 @@
 /**
  * Monitors' SQL: the stored rows (the redacted check beside its sealed full copy), their counts under the account's
  * lock, the bulk statements, the references a monitor names (variable keys, channels), the probe regions and the tag
- * inventory. Timestamps stay `Date`s (`Schema.DateFromSelf`): the services beside this one read them as such.
+ * inventory. Timestamps stay `Date`s (`Schema.DateFromSelf`): the services beside this one read them as such. A
+ * write that would take a `managed_by` another monitor holds is a `UniqueViolation` for the service to answer.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Region } from "@signalman/core/api/Targets"
 import { CheckKind } from "@signalman/core/CheckSpec"
 import { AccountId, OrgId } from "@signalman/core/Identity"
+import * as ManagedBy from "@signalman/core/ManagedBy"
 import * as Target from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -15,8 +17,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AccountLock from "../database/AccountLock.js"
+import * as ManagedColumns from "../database/ManagedColumns.js"
 import * as ReferenceLock from "../database/ReferenceLock.js"
 import * as Transaction from "../database/Transaction.js"
+import { refusable, UniqueViolation } from "../database/UniqueViolation.js"
 
 const Alerts = Schema.Array(Schema.Struct({ channel_id: Schema.UUID }))
 const RegionPolicy = Schema.Union(Schema.Literal("any", "majority", "all"), Schema.Struct({ count: Schema.Number }))
@@ -46,6 +50,7 @@ export const TargetRow = Schema.Struct({
   org_id: OrgId,
   ...definition,
   write_source: Target.WriteSource,
+  ...ManagedColumns.fields,
   created_at: Schema.DateFromSelf,
   updated_at: Schema.DateFromSelf
 })
@@ -55,8 +60,8 @@ export type TargetRow = typeof TargetRow.Type
 export const Columns = Schema.Struct({ ...definition, variable_keys: Schema.Array(Schema.String) })
 export type Columns = typeof Columns.Type
 
-/** A new monitor's columns with its id. */
-export const NewTarget = Schema.Struct({ id: Target.TargetId, ...Columns.fields })
+/** A new monitor's columns with its id and who manages it. */
+export const NewTarget = Schema.Struct({ id: Target.TargetId, ...Columns.fields, ...ManagedColumns.fields })
 export type NewTarget = typeof NewTarget.Type
 
 /** A page of the org's monitors, filtered. */
@@ -67,11 +72,24 @@ export const ListQuery = Schema.Struct({
   tag: Schema.UndefinedOr(Schema.String),
   enabled: Schema.UndefinedOr(Schema.Boolean),
   /** A name prefix, any case; empty or absent matches every name. */
-  q: Schema.UndefinedOr(Schema.String)
+  q: Schema.UndefinedOr(Schema.String),
+  /** Only the monitors this config project manages. */
+  managed_by: Schema.UndefinedOr(Schema.String)
 })
 export type ListQuery = typeof ListQuery.Type
 
-/** An enabled region and whether its agents can run a browser flow. */
+/** What a list of every monitor of an org needs of each (the overview's counts and filters): no check, no secrets. */
+export const IndexRow = Schema.Struct({
+  id: Target.TargetId,
+  name: Schema.String,
+  kind: CheckKind,
+  enabled: Schema.Boolean,
+  tags: Schema.Array(Schema.String),
+  group_name: Schema.NullOr(Schema.String)
+})
+export type IndexRow = typeof IndexRow.Type
+
+/** An enabled region and whether it can run a browser flow now (an agent with a browser, seen lately). */
 export const RegionCapability = Schema.Struct({ id: Schema.String, flow_capable: Schema.Boolean })
 
 /** A tag of the inventory, with the count of all tags matching the prefix. */
@@ -86,6 +104,13 @@ const Key = Schema.Struct({ key: Schema.String })
 const Now = Schema.Struct({ now: Schema.DateFromSelf })
 const OfOrg = Schema.Struct({ org_id: OrgId, id: Schema.String })
 const Ids = Schema.Array(Schema.String)
+/** Which monitors of the org hold some of these (project, key) pairs, other than `except`. */
+const Claims = Schema.Struct({
+  org_id: OrgId,
+  claims: Schema.Array(ManagedBy.ManagedBy),
+  except: Schema.NullOr(Schema.String)
+})
+const Holder = Schema.Struct({ id: Schema.String, project: Schema.String, key: Schema.String })
 const Stamp = { ids: Ids, write_source: Target.WriteSource }
 
 export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/TargetsRepo", {
@@ -120,16 +145,17 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       execute: (w) => sql`
         INSERT INTO targets (id, org_id, account_id, created_by, name, kind, check_spec, credentials,
           interval_secs, enabled, tags, group_name, alerts, alert_confirmations, notify_recovery,
-          renotify_interval_secs, recovery_period_secs, region_policy, regions, variable_keys, write_source)
+          renotify_interval_secs, recovery_period_secs, region_policy, regions, variable_keys, write_source,
+          managed_by_project, managed_by_key)
         SELECT r.id, ${w.org_id}, ${w.account_id}, ${w.created_by}, r.name, r.kind, r.check_spec, r.credentials,
           r.interval_secs, r.enabled, r.tags, r.group_name, r.alerts, r.alert_confirmations, r.notify_recovery,
           r.renotify_interval_secs, r.recovery_period_secs, r.region_policy, r.regions, r.variable_keys,
-          ${w.write_source}
+          ${w.write_source}, r.managed_by_project, r.managed_by_key
         FROM jsonb_to_recordset(${w.rows}::jsonb) AS r(id uuid, name text, kind text,
           check_spec jsonb, credentials text, interval_secs integer, enabled boolean, tags text[],
           group_name text, alerts jsonb, alert_confirmations integer, notify_recovery boolean,
           renotify_interval_secs integer, recovery_period_secs integer, region_policy jsonb, regions text[],
-          variable_keys text[])
+          variable_keys text[], managed_by_project text, managed_by_key text)
       `
     })
 
@@ -150,7 +176,9 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
         ...Columns.fields,
         check_spec: Schema.parseJson(Columns.fields.check_spec),
         alerts: Schema.parseJson(Alerts),
-        region_policy: Schema.parseJson(RegionPolicy)
+        region_policy: Schema.parseJson(RegionPolicy),
+        /** Stamped when given; left as stored otherwise. */
+        managed_by: Schema.UndefinedOr(ManagedBy.ManagedBy)
       }),
       Result: TargetRow,
       execute: (c) => sql`
@@ -160,7 +188,7 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
           alert_confirmations = ${c.alert_confirmations}, notify_recovery = ${c.notify_recovery},
           renotify_interval_secs = ${c.renotify_interval_secs}, recovery_period_secs = ${c.recovery_period_secs},
           region_policy = ${c.region_policy}::jsonb, variable_keys = ${c.variable_keys},
-          write_source = ${c.write_source}, updated_at = now()
+          ${ManagedColumns.stamp(sql, c.managed_by)} write_source = ${c.write_source}, updated_at = now()
         WHERE id = ${c.id} AND org_id = ${c.org_id}
         RETURNING *
       `
@@ -173,13 +201,26 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
         sql`DELETE FROM targets WHERE id = ${id} AND org_id = ${org_id} RETURNING id::text AS id`
     })
 
+    const holders = SqlSchema.findAll({
+      Request: Claims,
+      Result: Holder,
+      execute: ({ org_id, claims, except }) => sql`
+        SELECT t.id::text AS id, t.managed_by_project AS project, t.managed_by_key AS key
+        FROM targets t
+        JOIN unnest(${claims.map((c) => c.project)}::text[], ${claims.map((c) => c.key)}::text[]) AS c(project, key)
+          ON t.managed_by_project = c.project AND t.managed_by_key = c.key
+        WHERE ${sql.and([sql`t.org_id = ${org_id}`, ...(except === null ? [] : [sql`t.id <> ${except}`])])}
+      `
+    })
+
     const where = (q: typeof ListQuery.Encoded) =>
       sql.and([
         sql`org_id = ${q.org_id}`,
         // Containment, not = ANY: the GIN index on tags answers it.
         ...(q.tag === undefined ? [] : [sql`tags @> ARRAY[${q.tag}]::text[]`]),
         ...(q.enabled === undefined ? [] : [sql`enabled = ${q.enabled}`]),
-        ...(q.q === undefined || q.q === "" ? [] : [sql`lower(name) LIKE ${likePrefix(q.q)}`])
+        ...(q.q === undefined || q.q === "" ? [] : [sql`lower(name) LIKE ${likePrefix(q.q)}`]),
+        ...(q.managed_by === undefined ? [] : [sql`managed_by_project = ${q.managed_by}`])
       ])
 
     const count = SqlSchema.single({
@@ -194,6 +235,18 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       execute: (q) => sql`
         SELECT * FROM targets WHERE ${where(q)} ORDER BY created_at DESC, id DESC LIMIT ${q.limit} OFFSET ${q.offset}
       `
+    })
+
+    const index = SqlSchema.findAll({
+      Request: OrgId,
+      Result: IndexRow,
+      execute: (orgId) => sql`SELECT id, name, kind, enabled, tags, group_name FROM targets WHERE org_id = ${orgId}`
+    })
+
+    const many = SqlSchema.findAll({
+      Request: Schema.Struct({ org_id: OrgId, ids: Ids }),
+      Result: TargetRow,
+      execute: ({ org_id, ids }) => sql`SELECT * FROM targets WHERE org_id = ${org_id} AND id = ANY(${ids}::uuid[])`
     })
 
     const locked = SqlSchema.findAll({
@@ -294,7 +347,8 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
     const capabilities = SqlSchema.findAll({
       Request: Schema.Void,
       Result: RegionCapability,
-      execute: () => sql`SELECT id, flow_capable FROM regions WHERE enabled`
+      // Computed, not stored: region_flow_capable (migration 0018) follows the agents' reports.
+      execute: () => sql`SELECT id, region_flow_capable(id) AS flow_capable FROM regions WHERE enabled`
     })
 
     const tags = SqlSchema.findAll({
@@ -320,17 +374,26 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       /** Holds the org's reference lock to the end of the transaction (`database/ReferenceLock.ts`). */
       lockReferences: (orgId: OrgId) =>
         Effect.orDie(Effect.provideService(ReferenceLock.lock(orgId), SqlClient.SqlClient, sql)),
-      insert: (request: Parameters<typeof insert>[0]) => Effect.orDie(insert(request)),
+      /** Fails with `UniqueViolation` when a row takes a `managed_by` another monitor holds. */
+      insert: (request: Parameters<typeof insert>[0]) => refusable(insert(request)),
       insertPingTokens: (tokens: ReadonlyArray<string>, targetIds: ReadonlyArray<string>) =>
         Effect.orDie(insertPingTokens({ tokens, target_ids: targetIds })),
       /** The transaction's time, which `now()` defaults are stamped with. */
       now: Effect.map(Effect.orDie(now()), (row) => row.now),
-      update: (request: Parameters<typeof update>[0]) =>
-        Effect.map(Effect.orDie(update(request)), Option.getOrUndefined),
+      /** Fails with `UniqueViolation` when it takes a `managed_by` another monitor holds. */
+      update: (request: Parameters<typeof update>[0]) => Effect.map(refusable(update(request)), Option.getOrUndefined),
+      /** The monitors of the org, other than `except`, that hold any of these (project, key) pairs. */
+      holders: (orgId: OrgId, claims: ReadonlyArray<ManagedBy.ManagedBy>, except: string | null = null) =>
+        Effect.orDie(holders({ org_id: orgId, claims, except })),
       /** False when the org has no such monitor. */
       remove: (orgId: OrgId, id: string) => Effect.map(Effect.orDie(remove({ org_id: orgId, id })), Option.isSome),
       list: (query: ListQuery) =>
         Effect.orDie(Effect.all({ total: Effect.map(count(query), (r) => r.n), rows: page(query) })),
+      /** Every monitor of the org, lean (any order). */
+      index: (orgId: OrgId) => Effect.orDie(index(orgId)),
+      /** The org's monitors among these ids (any order; ids of no monitor of the org are left out). */
+      many: (orgId: OrgId, ids: ReadonlyArray<string>) =>
+        ids.length === 0 ? Effect.succeed<ReadonlyArray<TargetRow>>([]) : Effect.orDie(many({ org_id: orgId, ids })),
       /** The org's monitors among these ids, locked for a change in the surrounding transaction, by id. */
       locked: (orgId: OrgId, ids: ReadonlyArray<string>) => Effect.orDie(locked({ org_id: orgId, ids })),
       deleteMany: (ids: ReadonlyArray<string>) => Effect.orDie(deleteMany(ids)),
@@ -367,6 +430,7 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
    * `pingTokens` collects the tokens minted for heartbeats. Transactions run one at a time (what the account's and
    * the org's locks settle to), share one clock reading (the database's `now()`), and a failed one leaves the store
    * as it was. Lists order by `created_at` then id, newest first; tags by code point, not the database's collation.
+   * A write taking a `managed_by` another monitor of the org holds fails as the unique index makes it.
    */
   static readonly Test = (
     options: {
@@ -434,9 +498,22 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
                 row.org_id === q.org_id &&
                 (q.tag === undefined || row.tags.includes(q.tag)) &&
                 (q.enabled === undefined || row.enabled === q.enabled) &&
-                (q.q === undefined || row.name.toLowerCase().startsWith(q.q.toLowerCase()))
+                (q.q === undefined || row.name.toLowerCase().startsWith(q.q.toLowerCase())) &&
+                (q.managed_by === undefined || row.managed_by_project === q.managed_by)
             )
             .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || compare(b.id, a.id))
+
+        // What the unique index on (org_id, managed_by_project, managed_by_key) refuses, among the rows given.
+        const clash = (all: Iterable<Stored>) => {
+          const seen = new Set<string>()
+          for (const row of all) {
+            if (row.managed_by_project === null) continue
+            const claim = JSON.stringify([row.org_id, row.managed_by_project, row.managed_by_key])
+            if (seen.has(claim)) return Effect.fail(new UniqueViolation({ constraint: "targets_managed_by" }))
+            seen.add(claim)
+          }
+          return Effect.void
+        }
 
         return TargetsRepo.make({
           one: (orgId, id) =>
@@ -487,9 +564,12 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
                     updated_at: at
                   })
                 }
-                return Effect.sync(() => {
-                  store.rows = next
-                })
+                return Effect.zipRight(
+                  clash(next.values()),
+                  Effect.sync(() => {
+                    store.rows = next
+                  })
+                )
               })
             ),
           insertPingTokens: (tokens, targetIds) =>
@@ -500,14 +580,38 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
           now: clock,
           update: (c) =>
             Effect.flatMap(clock, (at) =>
-              Effect.sync(() => {
+              Effect.suspend(() => {
                 const row = ofOrg(c.org_id, c.id)
-                if (row === undefined) return undefined
-                const { org_id: _, id: __, kind: ___, ...columns } = c
-                const changed: Stored = { ...row, ...columns, updated_at: at }
-                store.rows = new Map(store.rows).set(row.id, changed)
-                return visible(changed)
+                if (row === undefined) return Effect.succeed(undefined)
+                const { org_id: _, id: __, kind: ___, managed_by, ...columns } = c
+                const changed: Stored = {
+                  ...row,
+                  ...columns,
+                  ...(managed_by === undefined ? {} : ManagedColumns.columns(managed_by)),
+                  updated_at: at
+                }
+                const next = new Map(store.rows).set(row.id, changed)
+                return Effect.as(
+                  Effect.zipRight(
+                    clash(next.values()),
+                    Effect.sync(() => {
+                      store.rows = next
+                    })
+                  ),
+                  visible(changed)
+                )
               })
+            ),
+          holders: (orgId, claims, except = null) =>
+            Effect.sync(() =>
+              rows()
+                .filter(
+                  (row) =>
+                    row.org_id === orgId &&
+                    row.id !== except?.toLowerCase() &&
+                    claims.some((c) => c.project === row.managed_by_project && c.key === row.managed_by_key)
+                )
+                .map((row) => ({ id: row.id, project: row.managed_by_project ?? "", key: row.managed_by_key ?? "" }))
             ),
           remove: (orgId, id) =>
             Effect.sync(() => {
@@ -523,6 +627,19 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
               const all = matching(q)
               return { total: all.length, rows: all.slice(q.offset, q.offset + q.limit).map(visible) }
             }),
+          index: (orgId) =>
+            Effect.sync(() =>
+              rows()
+                .filter((row) => row.org_id === orgId)
+                .map(({ id, name, kind, enabled, tags, group_name }) => ({ id, name, kind, enabled, tags, group_name }))
+            ),
+          many: (orgId, ids) =>
+            Effect.sync(() =>
+              [...new Set(ids.map((id) => id.toLowerCase()))].flatMap((id) => {
+                const row = ofOrg(orgId, id)
+                return row === undefined ? [] : [visible(row)]
+              })
+            ),
           locked: (orgId, ids) =>
             Effect.sync(() =>
               ids

@@ -8,6 +8,7 @@ import type { ResolvedTarget } from "@signalman/core/TargetRules"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as ManagedColumns from "../database/ManagedColumns.js"
 import type { TargetRow } from "./Repo.js"
 
 /** Decodes a check as stored (redacted, or opened from its sealed copy). */
@@ -42,6 +43,7 @@ export const toTarget = (row: TargetRow): Target.Target =>
     created_at: DateTime.unsafeFromDate(row.created_at),
     updated_at: DateTime.unsafeFromDate(row.updated_at),
     write_source: row.write_source,
+    managed_by: ManagedColumns.managedBy(row),
     name: row.name,
     check: row.check_spec,
     interval: row.interval_secs,

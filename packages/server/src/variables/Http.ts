@@ -4,6 +4,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { SignalmanApi } from "@signalman/core/api/Api"
+import * as ManagedBy from "@signalman/core/ManagedBy"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Authentication from "../auth/Authentication.js"
@@ -24,14 +25,16 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "variables", (handlers) 
           return yield* variables.get((yield* requireOrg).id, path.id)
         })
       )
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ payload, headers }) =>
         Effect.gen(function* () {
-          return yield* variables.create((yield* requireOrg).id, payload)
+          const managedBy = yield* ManagedBy.fromHeaders(headers)
+          return yield* variables.create((yield* requireOrg).id, payload, managedBy)
         })
       )
-      .handle("rotate", ({ path, payload }) =>
+      .handle("rotate", ({ path, payload, headers }) =>
         Effect.gen(function* () {
-          return yield* variables.rotate((yield* requireOrg).id, path.id, payload.value)
+          const managedBy = yield* ManagedBy.fromHeaders(headers)
+          return yield* variables.rotate((yield* requireOrg).id, path.id, payload.value, managedBy)
         })
       )
       .handle("delete", ({ path }) =>

@@ -3,24 +3,29 @@
  * API opens a value only to show a non-secret one, or to run a check once (`POST /targets/test`).
  *
  * `used_by` counts the org's monitors whose recorded `variable_keys` hold the key (written with every target
- * save), so neither the count nor the delete guard needs to open a sealed check.
+ * save), so neither the count nor the delete guard needs to open a sealed check. A create or change may stamp
+ * `managed_by` (`ManagedClaim`).
  */
 import * as ApiError from "@signalman/core/ApiError"
 import type { OrgId } from "@signalman/core/Identity"
+import type * as ManagedBy from "@signalman/core/ManagedBy"
 import { Variable } from "@signalman/core/Variable"
 import * as VariableRefs from "@signalman/core/Variables"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Sealer } from "../crypto/Sealer.js"
+import { claiming } from "../database/ManagedClaim.js"
+import * as ManagedColumns from "../database/ManagedColumns.js"
+import type { UniqueViolation } from "../database/UniqueViolation.js"
 import { uuidv7 } from "../infra/Ids.js"
-import { type VariableRow, VariablesRepo } from "./Repo.js"
+import { type ListQuery, type VariableRow, VariablesRepo } from "./Repo.js"
 
-export type { VariableRow } from "./Repo.js"
+export type { ListQuery, VariableRow } from "./Repo.js"
 
-export interface ListQuery {
-  readonly limit: number
-  readonly offset: number
-}
+const KIND = "variable"
+
+// A taken key is ON CONFLICT's to answer and managed_by's is `claiming`'s: any other violation is a defect.
+const onlyManaged = (violation: UniqueViolation) => Effect.die(violation)
 
 const notFound = ApiError.make("NOT_FOUND", "No such variable")
 
@@ -39,7 +44,15 @@ export class Variables extends Effect.Service<Variables>()("Signalman/Variables"
     const show = (row: VariableRow) =>
       Effect.map(
         row.is_secret ? Effect.succeed(null) : open(row),
-        (value) => new Variable({ id: row.id, key: row.key, is_secret: row.is_secret, value, used_by: row.used_by })
+        (value) =>
+          new Variable({
+            id: row.id,
+            key: row.key,
+            is_secret: row.is_secret,
+            value,
+            used_by: row.used_by,
+            managed_by: ManagedColumns.managedBy(row)
+          })
       )
 
     const list = (orgId: OrgId, query: ListQuery) =>
@@ -51,7 +64,8 @@ export class Variables extends Effect.Service<Variables>()("Signalman/Variables"
     /** A new variable; the org's key must match the pattern and be free (the unique index decides a race). */
     const create = (
       orgId: OrgId,
-      input: { readonly key: string; readonly is_secret: boolean; readonly value: string }
+      input: { readonly key: string; readonly is_secret: boolean; readonly value: string },
+      managedBy?: ManagedBy.ManagedBy | undefined
     ) =>
       Effect.gen(function* () {
         if (!VariableRefs.KEY_PATTERN.test(input.key)) {
@@ -64,13 +78,19 @@ export class Variables extends Effect.Service<Variables>()("Signalman/Variables"
           )
         }
         const id = uuidv7()
-        const inserted = yield* repo.insert({
-          id,
-          org_id: orgId,
-          key: input.key,
-          is_secret: input.is_secret,
-          value_sealed: sealer.seal(input.value)
-        })
+        const inserted = yield* claiming(
+          KIND,
+          managedBy,
+          (claim) => repo.holder(orgId, claim),
+          repo.insert({
+            id,
+            org_id: orgId,
+            key: input.key,
+            is_secret: input.is_secret,
+            value_sealed: sealer.seal(input.value),
+            ...ManagedColumns.columns(managedBy)
+          })
+        ).pipe(Effect.catchTag("UniqueViolation", onlyManaged))
         if (!inserted) {
           return yield* Effect.fail(
             ApiError.make("VARIABLE_KEY_EXISTS", `This org already has a variable ${input.key}`, { field: "key" })
@@ -81,9 +101,21 @@ export class Variables extends Effect.Service<Variables>()("Signalman/Variables"
         return yield* show(row)
       })
 
-    const rotate = (orgId: OrgId, id: string, value: string) =>
+    /** A new value (a rotation), `managedBy` stamped when given; without a value the stored one stays. */
+    const rotate = (orgId: OrgId, id: string, value: string | undefined, managedBy?: ManagedBy.ManagedBy | undefined) =>
       Effect.gen(function* () {
-        if (!(yield* repo.rotate(orgId, id, sealer.seal(value)))) return yield* Effect.fail(notFound)
+        const changed = yield* claiming(
+          KIND,
+          managedBy,
+          (claim) => repo.holder(orgId, claim, id),
+          repo.change({
+            org_id: orgId,
+            id,
+            value_sealed: value === undefined ? null : sealer.seal(value),
+            managed_by: managedBy
+          })
+        ).pipe(Effect.catchTag("UniqueViolation", onlyManaged))
+        if (!changed) return yield* Effect.fail(notFound)
         return yield* show(yield* one(orgId, id))
       })
 

@@ -90,7 +90,11 @@ export class SweepersRepo extends Effect.Service<SweepersRepo>()("Signalman/Swee
       /** Idempotency records older than the 24 hours a replay is answered. */
       idempotencyKeys: removed(
         sql`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours' RETURNING key`
-      )
+      ),
+      agentReceipts: removed(
+        sql`DELETE FROM agent_receipts WHERE received_at < now() - interval '7 days' RETURNING result_id`
+      ),
+      oneOffRuns: removed(sql`DELETE FROM one_off_runs WHERE deadline < now() - interval '1 hour' RETURNING id`)
     }
   })
 }) {}

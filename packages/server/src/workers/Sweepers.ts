@@ -10,7 +10,10 @@
  * - accounts whose 30-day deletion grace has passed: purged for good (people, orgs and everything they own),
  *   hourly, one account per transaction;
  * - private status pages: viewer history (visit days, sign-ins) older than a year, password failures older than a
- *   day, ended viewer sessions and sign-in codes a day after they ended, hourly.
+ *   day, ended viewer sessions and sign-in codes a day after they ended, hourly;
+ * - probe agents' result receipts (the keys that make a redelivered result count once): after 7 days, hourly;
+ * - one-off runs (a test or check-now in an agent's region) an hour past their deadline, every 10 minutes: their
+ *   requests delete them when done, so only those of a process that died while waiting are left.
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -50,7 +53,11 @@ export const sweeps = (magicLinks: boolean): ReadonlyArray<Sweep> => [
   // password record's failed_last_24h.
   sweep("page_viewers", "1 hour", (repo) => repo.pageViewers),
   // A replay is answered for 24 hours; after that the key is a new request and its record only takes space.
-  sweep("idempotency_keys", "1 hour", (repo) => repo.idempotencyKeys)
+  sweep("idempotency_keys", "1 hour", (repo) => repo.idempotencyKeys),
+  // An agent keeps an undelivered result for as long as it is buffered and resends it on reconnect; a week is far
+  // past any redelivery, and the slot it was for is long past any sibling's run.
+  sweep("agent_receipts", "1 hour", (repo) => repo.agentReceipts),
+  sweep("one_off_runs", "10 minutes", (repo) => repo.oneOffRuns)
 ]
 
 const runForever = (sweep: Sweep) =>

@@ -3,11 +3,13 @@
  * and Idempotency-Key on create, bulk and duplicate.
  */
 import { assert, expect } from "@effect/vitest"
+import { CreatedAgent } from "@signalman/core/api/Operator"
 import { TargetBatch, TargetPage } from "@signalman/core/api/Targets"
 import { BulkActionResult } from "@signalman/core/BulkAction"
 import { CreatedChannel } from "@signalman/core/Channel"
 import { Target } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
+import * as AgentClient from "../support/AgentClient.js"
 import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import { bearer, mintToken } from "../support/Identity.js"
@@ -468,7 +470,8 @@ const admin = "operator-secret-for-bulk-tests-0123456789"
 
 Fixture.describe(
   `bulk targets and flow regions (${TestDatabase.kind} database)`,
-  { env: { OPERATOR__ADMIN_TOKEN: admin } },
+  // The local region runs no flows here, whatever browser the machine has.
+  { env: { OPERATOR__ADMIN_TOKEN: admin, CHECKER__BROWSER_PATH: "none" } },
   (it) => {
     it.effect("flows need a flow-capable region: create, bulk, duplicate and test answer NO_FLOW_CAPABLE_AGENT", () =>
       Effect.gen(function* () {
@@ -481,7 +484,19 @@ Fixture.describe(
           })
         const alice = yield* Fixture.person()
         expect((yield* op(`/accounts/${alice.accountId}/overrides`, "PUT", { max_flow_checks: 5 })).status).toBe(200)
-        expect((yield* op("/regions", "POST", { id: "eu-flow", name: "Flow", flow_capable: true })).status).toBe(201)
+        // A region runs flows while an agent of it with a browser was seen lately.
+        expect((yield* op("/regions", "POST", { id: "eu-flow", name: "Flow" })).status).toBe(201)
+        const agent = Http.expectOk(
+          yield* op("/agents", "POST", { region_id: "eu-flow", name: "fra" }),
+          CreatedAgent,
+          201
+        )
+        const hello = yield* AgentClient.make(server.baseUrl, agent.token).hello({
+          version: "1",
+          browser: "Chromium 153.0.0",
+          concurrency: 4
+        })
+        expect(hello.status).toBe(200)
         const flow = {
           type: "flow",
           start_url: "https://example.com/login",
@@ -504,7 +519,7 @@ Fixture.describe(
         })
         expect(made.status).toBe(201)
         const id = asTarget(made).id
-        expect((yield* op("/regions/eu-flow", "PATCH", { flow_capable: false })).status).toBe(200)
+        expect((yield* op(`/agents/${agent.id}`, "DELETE", {})).status).toBe(204)
         const copied = yield* alice.browser.request(`/api/v1/targets/${id}/duplicate`, {
           json: { copies: [{ name: "c" }] }
         })

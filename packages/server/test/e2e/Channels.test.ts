@@ -163,7 +163,14 @@ Fixture.describe(
           const body = Http.wire(reply, CreatedChannel)
           expect(reply.headers.get("location")).toBe(`/api/v1/channels/${body.id}`)
           expect(reply.headers.get("cache-control")).toBe("no-store")
-          expect(body).toMatchObject({ name: `${kind} alerts`, kind, config: shown, enabled: true, write_source: "ui" })
+          expect(body).toMatchObject({
+            name: `${kind} alerts`,
+            kind,
+            config: shown,
+            enabled: true,
+            write_source: "ui",
+            managed_by: null
+          })
           expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
           for (const value of Object.values(secrets)) expect(reply.text, kind).not.toContain(value)
 

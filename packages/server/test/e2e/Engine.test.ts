@@ -332,6 +332,7 @@ alone("lapsed leases", {}, (it) => {
       expect(origin.count("/orphan")).toBe(before + 1)
     })
   )
+
 })
 
 alone("per-host cap", { CHECKER__PER_HOST_MAX_INFLIGHT: "1" }, (it) => {

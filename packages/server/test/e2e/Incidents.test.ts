@@ -316,6 +316,74 @@ Fixture.describe(`incidents (${TestDatabase.kind} database)`, { env: settings },
   )
 
   it.effect(
+    "a batch of many monitors' results is folded at once: maintenance judged per monitor, overlapping batches " +
+      "open one incident each, a monitor that cannot be folded does not hold the others",
+    () =>
+      Effect.gen(function* () {
+        const { server, alice, writer } = yield* setup
+        const now = DateTime.unsafeNow()
+        const targets = yield* Effect.forEach(
+          Array.from({ length: 6 }, (_, i) => i),
+          (i) => createTarget(alice, { name: `batch-${i}`, alert_confirmations: 1, recovery_period_secs: 0 }),
+          { concurrency: 3 }
+        )
+        const [quiet, ...loud] = targets
+        assert(quiet !== undefined)
+        // A window running now keeps the first monitor's alerts quiet, and only its.
+        const window = yield* alice.browser.request("/api/v1/maintenance", {
+          json: {
+            title: "Batch window",
+            starts_at: DateTime.formatIso(DateTime.subtract(now, { minutes: 5 })),
+            ends_at: DateTime.formatIso(DateTime.add(now, { hours: 1 })),
+            components: [quiet.id]
+          }
+        })
+        expect(window.status, window.text).toBe(201)
+        const down = (targetId: string, secondsAgo: number) => ({
+          target_id: targetId,
+          region: "local",
+          status: "down" as const,
+          error: "connection refused",
+          checked_at: DateTime.subtract(now, { seconds: secondsAgo })
+        })
+        const batch = targets.map((t) => down(t.id, 1))
+        // Two workers folding overlapping batches at once, in different orders: they queue on the rows, and each
+        // monitor opens one incident, once.
+        yield* Effect.all(
+          [writer.observeResults(batch, { now }), writer.observeResults([...batch].reverse(), { now })],
+          { concurrency: "unbounded" }
+        )
+        for (const target of loud) {
+          expect((yield* list(alice, `?target_id=${target.id}`)).total).toBe(1)
+          expect((yield* notices(server, target.id)).map((n) => n.kind)).toEqual(["opened"])
+        }
+        expect((yield* list(alice, `?target_id=${quiet.id}`)).total).toBe(0)
+        expect(yield* notices(server, quiet.id)).toEqual([])
+
+        // A monitor whose stored engine state no longer reads fails the batch: the batch is rolled back and each
+        // monitor folded alone, so the others still recover.
+        const [broken, ...rest] = loud
+        assert(broken !== undefined)
+        yield* server.sql`UPDATE incident_engine SET state = '{"not":"a state"}'::jsonb WHERE target_id = ${broken.id}`
+        const later = DateTime.add(now, { seconds: 1 })
+        yield* writer.observeResults(
+          loud.map((t) => ({
+            target_id: t.id,
+            region: "local",
+            status: "up" as const,
+            error: null,
+            checked_at: later
+          })),
+          { now: DateTime.add(later, { minutes: 10 }) }
+        )
+        for (const target of rest) {
+          expect((yield* notices(server, target.id)).map((n) => n.kind)).toEqual(["opened", "recovered"])
+        }
+        expect((yield* notices(server, broken.id)).map((n) => n.kind)).toEqual(["opened"])
+      })
+  )
+
+  it.effect(
     "metrics: MTTA and MTTR over the incidents started in [from, to); a monitor's incident periods coalesced",
     () =>
       Effect.gen(function* () {

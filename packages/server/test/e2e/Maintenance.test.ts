@@ -117,6 +117,7 @@ Fixture.describe(`maintenance windows (${TestDatabase.kind} database)`, (it) => 
         deleted_at: null,
         deleted_by: null,
         write_source: "ui",
+        managed_by: null,
         created_by: userId,
         updates: []
       })

@@ -79,8 +79,11 @@ Fixture.describe(
           "SLUG_TAKEN"
         )
         expect(Http.envelope(yield* op(server, "/regions", { json: { id: "EU West", name: "x" } })).field).toBe("id")
-        const patched = yield* op(server, "/regions/eu-west", { method: "PATCH", json: { flow_capable: true } })
-        expect(Http.wire(patched, OperatorRegion)).toMatchObject({ flow_capable: true, name: "Frankfurt" })
+        const patched = yield* op(server, "/regions/eu-west", { method: "PATCH", json: { city: "Frankfurt am Main" } })
+        expect(Http.wire(patched, OperatorRegion)).toMatchObject({ city: "Frankfurt am Main", name: "Frankfurt" })
+        // Whether a region runs flows follows its agents (docs/agent-protocol.md): it is not the operator's to set.
+        const computed = yield* op(server, "/regions/eu-west", { method: "PATCH", json: { flow_capable: true } })
+        expect(Http.refusal(computed)).toEqual({ status: 422, code: "INVALID_JSON", field: "flow_capable" })
 
         const agent = yield* op(server, "/agents", { json: { region_id: "eu-west", name: "fra-1" } })
         const agentBody = Http.expectOk(agent, CreatedAgent, 201)
@@ -90,6 +93,12 @@ Fixture.describe(
         expect(Http.envelope(yield* op(server, "/agents", { json: { region_id: "nowhere", name: "x" } })).code).toBe(
           "REGION_INVALID"
         )
+        // The built-in region runs in the service itself: no agent may claim its checks.
+        expect(Http.refusal(yield* op(server, "/agents", { json: { region_id: "local", name: "x" } }))).toEqual({
+          status: 422,
+          code: "REGION_INVALID",
+          field: "region_id"
+        })
         expect(Http.envelope(yield* op(server, "/regions/eu-west", { method: "DELETE" })).code).toBe("REGION_IN_USE")
         expect((yield* op(server, `/agents/${agentBody.id}`, { method: "DELETE" })).status).toBe(204)
         expect((yield* op(server, "/regions/eu-west", { method: "DELETE" })).status).toBe(204)

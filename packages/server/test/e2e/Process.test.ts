@@ -66,6 +66,12 @@ describe("the server process", () => {
         expect(reply.status).toBe(404)
         expect(Http.envelope(reply).code).toBe("NOT_FOUND")
       }
+      // Agents talk to the API's processes, never a worker.
+      const hello = yield* Http.request(`${server.baseUrl}/api/agent/v1/hello`, {
+        headers: { authorization: `Bearer sm_agent_${"A".repeat(43)}` },
+        json: { version: "1", browser: null, concurrency: 1 }
+      })
+      expect(hello.status).toBe(404)
     })
   )
 

@@ -120,7 +120,8 @@ Fixture.describe(
           access: null,
           live_url: `${base(server)}/p/${slug}`,
           logo_url: null,
-          write_source: "ui"
+          write_source: "ui",
+          managed_by: null
         })
         const read = yield* alice.browser.request(`/api/v1/status-pages/${page.id}`)
         expect(read.status).toBe(200)

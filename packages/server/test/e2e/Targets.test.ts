@@ -43,6 +43,7 @@ Fixture.describe(`targets (${TestDatabase.kind} database)`, (it) => {
         name: "Website",
         interval: 180,
         write_source: "ui",
+        managed_by: null,
         alert_confirmations: 2,
         recovery_period_secs: 180,
         regions: ["local"],

@@ -62,7 +62,14 @@ Fixture.describe(`variables (${TestDatabase.kind} database)`, (it) => {
       expect(created.status).toBe(201)
       expect(created.headers.get("cache-control")).toBe("no-store")
       const region = Http.wire(created, Variable)
-      expect(region).toEqual({ id: region.id, key: "region", is_secret: false, value: "eu", used_by: 0 })
+      expect(region).toEqual({
+        id: region.id,
+        key: "region",
+        is_secret: false,
+        value: "eu",
+        used_by: 0,
+        managed_by: null
+      })
       yield* variable(alice, { key: "api_base", value: "https://api.example.com" })
       yield* variable(alice, { key: "zone", value: "b" })
 

@@ -11,6 +11,10 @@ declare module "vitest" {
     readonly embeddedImage: string | undefined
     /** A migrated template database on the test PostgreSQL server. */
     readonly postgresTemplate: string | undefined
+    /** The run's bundle of the CLI (test-support/Bundles.ts). */
+    readonly cliBin: string
+    /** The run's bundle of the agent (test-support/Bundles.ts). */
+    readonly agentBin: string
   }
 }
 
