@@ -165,6 +165,7 @@ export class Ingest extends Effect.Service<Ingest>()("Signalman/AgentIngest", {
               region: agent.region,
               due: result.due,
               next: new Date(Slots.nextRunMs(dueMs, target.interval_secs, now)).toISOString(),
+              interval_secs: target.interval_secs,
               status
             })
           }

@@ -74,6 +74,7 @@ export class Leases extends Effect.Service<Leases>()("Signalman/AgentLeases", {
                       next: new Date(
                         Slots.nextRunMs(claimed.due.getTime(), claimed.interval_secs, Date.now())
                       ).toISOString(),
+                      interval_secs: claimed.interval_secs,
                       status: null
                     }
                   ],

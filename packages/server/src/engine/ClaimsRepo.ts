@@ -46,6 +46,8 @@ export interface Release {
   readonly due: string
   /** The next due time, ISO 8601. */
   readonly next: string
+  /** The interval `next` was reckoned on; a row whose interval has changed since goes on its new grid instead. */
+  readonly interval_secs: number
   /** The run's status; null leaves `last_status` as it is. */
   readonly status: string | null
 }
@@ -81,18 +83,25 @@ export class EngineClaimsRepo extends Effect.Service<EngineClaimsRepo>()("Signal
     `
     })
 
-    // The next due time applies only if the row still has the due time this run was for: an interval change
-    // meanwhile already put it on its new grid. The due time comes back as the text the database gave, so the
-    // comparison is exact (a JS Date would drop microseconds). Only the lease holder's rows are released.
+    // The next due time applies only if the row still has the due time this run was for and the interval it was
+    // reckoned on. An interval change meanwhile either moved the row already (its new grid's first slot came
+    // sooner) or kept this due time because it came sooner; then the row goes to its new grid's first slot after
+    // this one, never the old interval's next (a change from 180 s to 1 s would otherwise wait out 180 s). The due
+    // time comes back as the text the database gave, so the comparison is exact (a JS Date would drop
+    // microseconds). Only the lease holder's rows are released.
     const release = SqlSchema.void({
       Request: Schema.Struct({ releases: Schema.String, token: Schema.String }),
       execute: ({ releases, token }) => sql`
       UPDATE schedules s SET
-        next_run_at = CASE WHEN s.next_run_at = r.due THEN r.next ELSE s.next_run_at END,
+        next_run_at = CASE
+          WHEN s.next_run_at <> r.due THEN s.next_run_at
+          WHEN s.interval_secs <> r.interval_secs
+            THEN engine_first_run(s.target_id, s.interval_secs, GREATEST(now(), r.due + interval '1 millisecond'))
+          ELSE r.next END,
         leased_until = NULL, leased_by = NULL,
         last_status = COALESCE(r.status, s.last_status)
       FROM jsonb_to_recordset(${releases}::jsonb) AS r(target_id uuid, region text,
-        due timestamptz, next timestamptz, status text)
+        due timestamptz, next timestamptz, interval_secs integer, status text)
       WHERE s.target_id = r.target_id AND s.region = r.region AND s.leased_by = ${token}
     `
     })

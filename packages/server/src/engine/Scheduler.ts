@@ -173,6 +173,7 @@ const run = Effect.gen(function* () {
         region: claimed.region,
         due: claimed.due_text,
         next: new Date(Slots.nextRunMs(due, claimed.interval_secs, now)).toISOString(),
+        interval_secs: claimed.interval_secs,
         status: Option.match(result, { onNone: () => null, onSome: (r) => r.result.status })
       })
       if (Option.isSome(result)) {

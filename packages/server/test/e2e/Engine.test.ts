@@ -333,6 +333,36 @@ alone("lapsed leases", {}, (it) => {
     })
   )
 
+  it.scoped("an interval changed while its run is in flight applies when the run ends, not one old interval on", () =>
+    Effect.gen(function* () {
+      const { origin, server, create, everySecond } = yield* setup
+      const id = yield* create({ name: "Changing", check: { type: "http", url: `${origin.base}/hold/c`, timeout: 60 } })
+      // Due now, unless its own first slot has been claimed already: either way one run is soon in flight, held.
+      yield* server.sql`
+        UPDATE schedules SET next_run_at = date_trunc('milliseconds', now())
+        WHERE target_id = ${id} AND leased_by IS NULL
+      `
+      expect(
+        yield* eventually(
+          Effect.sync(() => origin.count("/hold/c")),
+          (n) => n === 1
+        )
+      ).toBe(1)
+      // 180 s to 1 s while the run holds its lease: the row keeps the due time of the run (it is sooner than the new
+      // grid's first slot), so only the release can put it on the new grid.
+      yield* everySecond(id)
+      origin.release()
+      // The old interval would bring the next run 180 s after this one.
+      expect(
+        yield* eventually(
+          Effect.sync(() => origin.count("/hold/c")),
+          (n) => n >= 2,
+          { timeoutMs: 10_000 }
+        )
+      ).toBeGreaterThanOrEqual(2)
+      origin.release()
+    })
+  )
 })
 
 alone("per-host cap", { CHECKER__PER_HOST_MAX_INFLIGHT: "1" }, (it) => {
