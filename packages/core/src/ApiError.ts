@@ -242,6 +242,9 @@ export const codes = {
   LOGO_TYPE_UNSUPPORTED: 415,
   // Ours (docs/decisions.md, "Monitoring as code: managed_by"): a (project, key) another resource of the kind holds.
   MANAGED_KEY_TAKEN: 409,
+  // Ours (docs/decisions.md, "Sign-in (issue 16)"): a passkey response that does not verify (unknown or retired
+  // credential, bad signature, wrong origin or challenge); one code for all, so a guess learns nothing.
+  PASSKEY_INVALID: 400,
   INTERNAL_ERROR: 500,
   NOT_READY: 503
 } as const satisfies Record<string, Status>

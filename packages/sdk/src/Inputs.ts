@@ -49,6 +49,7 @@ import type {
   SupportRequest
 } from "@signalman/core/Identity"
 import type { PatchIncident, PostIncidentUpdate } from "@signalman/core/IncidentNarration"
+import type { LoginFinish, LoginStart, RegisterFinish, RegisterStart } from "@signalman/core/Passkey"
 import type { SetStateRequest } from "@signalman/core/ManualState"
 import type { CreateMonitorShare } from "@signalman/core/MonitorShare"
 import type { Subscribe } from "@signalman/core/PageSubscription"
@@ -88,10 +89,14 @@ export interface MultipartInput<Parts extends string> {
  * @category models
  */
 export interface Bodies {
-  /** Signing in by magic link. */
+  /** Signing in by magic link or passkey, and adding a passkey. */
   readonly auth: {
     readonly requestMagicLink: typeof MagicLinkRequest
     readonly redeemMagicLinkCode: typeof MagicLinkCode
+    readonly passkeyLoginStart: typeof LoginStart
+    readonly passkeyLoginFinish: typeof LoginFinish
+    readonly passkeyRegisterStart: typeof RegisterStart
+    readonly passkeyRegisterFinish: typeof RegisterFinish
   }
   /** The caller's API tokens. */
   readonly me: { readonly createToken: typeof CreateApiToken; readonly renameToken: typeof RenameApiToken }

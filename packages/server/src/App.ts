@@ -47,6 +47,7 @@ import * as MaintenanceHttp from "./maintenance/Http.js"
 import { Maintenance } from "./maintenance/Maintenance.js"
 import * as ManualRestatement from "./manual/Restatement.js"
 import * as MeHttp from "./me/Http.js"
+import { Passkeys } from "./passkeys/Passkeys.js"
 import * as Notifier from "./notify/Notifier.js"
 import * as Operations from "./operations/Http.js"
 import * as OperatorHttp from "./operator/Http.js"
@@ -91,6 +92,9 @@ const viewerGate = ViewerGate.layer.pipe(Layer.provide([statusPages, Viewers.Def
 /** A private page's viewers, as its owner manages them. */
 const viewerRecords = ViewerRecords.layer.pipe(Layer.provide([statusPages, SubscriptionEnds.layer]))
 
+/** Passkeys: the auth group's ceremonies, the me group's removal and the account page's list share one. */
+const passkeys = Passkeys.Default.pipe(Layer.provide(SignIn.Default), Layer.provide(carriedInvitation))
+
 /** A monitor's incident periods, listed by the targets group. */
 const incidentPeriods = IncidentTargetPeriods.layer.pipe(Layer.provide(Incidents.Default))
 
@@ -101,8 +105,8 @@ const incidentPeriods = IncidentTargetPeriods.layer.pipe(Layer.provide(Incidents
 const apiGroups = Layer.mergeAll(
   Operations.layer,
   // Sign-in accepts an invitation the link carried.
-  AuthHttp.layer.pipe(Layer.provide(carriedInvitation)),
-  MeHttp.layer,
+  AuthHttp.layer.pipe(Layer.provide([carriedInvitation, passkeys])),
+  MeHttp.layer.pipe(Layer.provide(passkeys)),
   OrgsHttp.layer,
   OrgsHttp.publicLayer,
   OperatorHttp.layer,
@@ -146,7 +150,8 @@ const pages = (server: Liveness.Server) =>
       statusPages,
       Viewers.Default,
       PublicSnapshot.Default,
-      viewerGate
+      viewerGate,
+      passkeys
     ]),
     Layer.provide([carriedInvitation, Monitoring.reading, Maintenance.Default, Plans.Default])
   )

@@ -9,6 +9,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
+import { PasskeyId } from "../Passkey.js"
 import {
   ApiToken,
   ApiTokenId,
@@ -25,6 +26,7 @@ import { anyCaller, sessionOnly } from "./RequiredScope.js"
 
 const tokenId = Schema.Struct({ id: ApiTokenId })
 const sessionId = Schema.Struct({ id: SessionId })
+const passkeyId = Schema.Struct({ id: PasskeyId })
 
 /**
  * @since 0.1.0
@@ -65,6 +67,13 @@ export class MeApi extends HttpApiGroup.make("me")
       .setPath(sessionId)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Summary, "Sign a device out (session only)")
+  )
+  .add(
+    HttpApiEndpoint.del("removePasskey", "/me/passkeys/:id")
+      .annotateContext(sessionOnly)
+      .setPath(passkeyId)
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotate(OpenApi.Summary, "Remove a passkey; the account's other sessions end (session only)")
   )
   .add(
     HttpApiEndpoint.get("listTokens", "/me/api-tokens")

@@ -22,6 +22,12 @@ export type FailureReason =
   | "missing_code"
   | "oauth_upstream_failed"
   | "account_deleted"
+  // Passkeys: the ceremony unknown or used (invalid_state) or expired, the credential unknown to every account or
+  // made for another host, or the assertion not verifying (signature, origin, challenge, user handle).
+  | "state_expired"
+  | "unknown_credential"
+  | "credential_retired"
+  | "invalid_assertion"
 
 export interface Attempt {
   readonly method: Method

@@ -9,6 +9,7 @@ import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import { Sent, SignedIn } from "@signalman/core/Identity"
+import { Passkeys } from "../passkeys/Passkeys.js"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -16,6 +17,7 @@ import { AppConfig } from "../config/Config.js"
 import { readCookie } from "../infra/Cookies.js"
 import { randomSecret } from "../infra/Secrets.js"
 import * as Authentication from "./Authentication.js"
+import { requireSession } from "./Policy.js"
 import { CODE_COOKIE, MagicLinks, type Redeemed } from "./MagicLinks.js"
 import { COOKIE, type Device, Sessions } from "./Sessions.js"
 import { SignIn } from "./SignIn.js"
@@ -85,6 +87,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
     const signIn = yield* SignIn
     const sessions = yield* Sessions
     const config = yield* AppConfig
+    const passkeys = yield* Passkeys
     const expirySecs = config["auth.magic_link.expiry_minutes"] * 60
     return handlers
       .handle("requestMagicLink", ({ payload, request }) =>
@@ -133,6 +136,42 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
           return new SignedIn({ redirect: outcome.redirect })
         })
       )
+      .handle("passkeyLoginStart", ({ payload }) =>
+        passkeys.startLogin({ invitation: payload.invitation ?? null, redirectAfter: payload.redirect_after ?? null })
+      )
+      .handle("passkeyLoginFinish", ({ payload, request }) =>
+        Effect.gen(function* () {
+          const outcome = yield* passkeys.finishLogin({
+            ceremonyId: payload.ceremony_id,
+            credential: payload.credential,
+            previousSession: readCookie(request.headers["cookie"], COOKIE),
+            device: deviceOf(request)
+          })
+          // A passkey never opens an account, so the sign-up rule never answers here.
+          if (outcome._tag === "SignupClosed") return yield* Effect.dieMessage("a passkey sign-in cannot sign up")
+          yield* withCookies([[COOKIE, outcome.cookie, outcome.maxAgeSecs]])
+          return new SignedIn({ redirect: outcome.redirect })
+        })
+      )
+      .handle("passkeyRegisterStart", ({ payload }) =>
+        Effect.gen(function* () {
+          const sessionId = yield* requireSession
+          const caller = yield* Caller
+          return yield* passkeys.startRegistration({ user: caller.user, sessionId, name: payload.name })
+        })
+      )
+      .handle("passkeyRegisterFinish", ({ payload }) =>
+        Effect.gen(function* () {
+          const sessionId = yield* requireSession
+          const caller = yield* Caller
+          return yield* passkeys.finishRegistration({
+            user: caller.user,
+            sessionId,
+            ceremonyId: payload.ceremony_id,
+            credential: payload.credential
+          })
+        })
+      )
       .handle("logout", ({ request }) =>
         Effect.gen(function* () {
           const caller = yield* Caller
@@ -151,4 +190,5 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
         })
       )
   })
-).pipe(Layer.provide([MagicLinks.Default, SignIn.Default, Sessions.Default, Authentication.layer]))
+)// Passkeys is a port bound in App.ts (the me group and the account page share it).
+.pipe(Layer.provide([MagicLinks.Default, SignIn.Default, Sessions.Default, Authentication.layer]))

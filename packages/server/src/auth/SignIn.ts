@@ -1,5 +1,5 @@
 /**
- * The end of every sign-in method (magic link now; OAuth and passkeys plug in here): find or open the account,
+ * The end of every sign-in method (magic link, passkeys; OAuth plugs in here): find or open the account,
  * redeem a carried invitation, replace any pre-login session with a fresh one (fixation defence), log the
  * attempt, and say where the browser goes next.
  */
@@ -10,14 +10,19 @@ import { Attempts, type Method } from "./Attempts.js"
 import { CarriedInvitation } from "./CarriedInvitation.js"
 import { type Device, Sessions } from "./Sessions.js"
 
-export interface Completion {
-  readonly email: string
+/** What every sign-in carries to its end, whatever proved who the person is. */
+export interface Carried {
   readonly method: Method
   readonly invitation: string | null
   readonly redirectAfter: string | null
   /** The session cookie the browser arrived with, if any: destroyed, never promoted. */
   readonly previousSession: string | undefined
   readonly device: Device
+}
+
+/** A sign-in by an attested address (a magic link, an OAuth provider's verified email). */
+export interface Completion extends Carried {
+  readonly email: string
 }
 
 export type Outcome =
@@ -42,30 +47,11 @@ export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
     const attempts = yield* Attempts
     const config = yield* AppConfig
 
-    const complete = (input: Completion): Effect.Effect<Outcome> =>
+    /** The part every method shares once the account is known: invitation, fresh session, attempt, redirect. */
+    const finish = (user: UserRow, input: Carried): Effect.Effect<Outcome> =>
       Effect.gen(function* () {
-        let user = yield* accounts.byEmail(input.email)
         let joined: string | undefined
         let missed = false
-        if (user === undefined) {
-          const invitedEmail = input.invitation === null ? undefined : yield* invitations.emailFor(input.invitation)
-          if (invitedEmail === input.email) {
-            // Invited and new: a verified user with no personal org, joining the inviter's.
-            user = yield* accounts.signUp(input.email, false)
-          } else if (config["auth.open_signup"]) {
-            user = yield* accounts.signUp(input.email, true)
-          } else {
-            yield* attempts.record({
-              method: input.method,
-              success: false,
-              failureReason: "signup_closed",
-              ...input.device
-            })
-            return { _tag: "SignupClosed" } as const
-          }
-        } else {
-          yield* accounts.markVerified(user.id)
-        }
         if (input.invitation !== null && user.deleted_at === null) {
           const outcome = yield* invitations.accept(input.invitation, user)
           if (outcome._tag === "Joined") joined = outcome.slug
@@ -87,7 +73,39 @@ export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
         return { _tag: "SignedIn", cookie: session.cookie, maxAgeSecs: session.maxAgeSecs, redirect, user } as const
       })
 
-    return { complete }
+    /** A sign-in by an attested address: the account is found, or opened when sign-up allows. */
+    const complete = (input: Completion): Effect.Effect<Outcome> =>
+      Effect.gen(function* () {
+        let user = yield* accounts.byEmail(input.email)
+        if (user === undefined) {
+          const invitedEmail = input.invitation === null ? undefined : yield* invitations.emailFor(input.invitation)
+          if (invitedEmail === input.email) {
+            // Invited and new: a verified user with no personal org, joining the inviter's.
+            user = yield* accounts.signUp(input.email, false)
+          } else if (config["auth.open_signup"]) {
+            user = yield* accounts.signUp(input.email, true)
+          } else {
+            yield* attempts.record({
+              method: input.method,
+              success: false,
+              failureReason: "signup_closed",
+              ...input.device
+            })
+            return { _tag: "SignupClosed" } as const
+          }
+        } else {
+          yield* accounts.markVerified(user.id)
+        }
+        return yield* finish(user, input)
+      })
+
+    /**
+     * A sign-in by a credential an existing account holds (a passkey): never opens an account, and says nothing of
+     * the address (a passkey attests no email).
+     */
+    const completeExisting = (user: UserRow, input: Carried): Effect.Effect<Outcome> => finish(user, input)
+
+    return { complete, completeExisting }
   }),
   // The carried invitation is bound where the process is composed (orgs own invitations; see CarriedInvitation).
   dependencies: [Accounts.Default, Sessions.Default, Attempts.Default]

@@ -18,6 +18,7 @@ import * as Authentication from "../auth/Authentication.js"
 import { requireSession } from "../auth/Policy.js"
 import { type SessionRow, Sessions } from "../auth/Sessions.js"
 import { Plans } from "../limits/Plans.js"
+import { Passkeys } from "../passkeys/Passkeys.js"
 import { QuotaEvents } from "../limits/Quota.js"
 import { EncodedMe } from "./EncodedMe.js"
 import { MeService, notFound } from "./Me.js"
@@ -57,6 +58,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
     const accounts = yield* Accounts
     const plans = yield* Plans
     const quotaEvents = yield* QuotaEvents
+    const passkeys = yield* Passkeys
 
     // The document is answered pre-encoded; the contract's `Me` schema is what encodes it (EncodedMe.ts).
     const encoded = new EncodedMe()
@@ -97,6 +99,14 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
           const caller = yield* Caller
           const revoked = yield* sessions.revoke(caller.user.id, path.id)
           if (!revoked) return yield* Effect.fail(notFound("session"))
+        })
+      )
+      .handle("removePasskey", ({ path }) =>
+        Effect.gen(function* () {
+          const current = yield* requireSession
+          const caller = yield* Caller
+          const removed = yield* passkeys.remove(caller.user.id, path.id, current)
+          if (removed === undefined) return yield* Effect.fail(notFound("passkey"))
         })
       )
       .handle("listTokens", () =>

@@ -43,6 +43,8 @@ export class SweepersRepo extends Effect.Service<SweepersRepo>()("Signalman/Swee
     return {
       /** Magic-link rows seven days past their expiry. */
       magicLinks: removed(sql`DELETE FROM magic_links WHERE expires_at < now() - interval '7 days' RETURNING id`),
+      /** Passkey ceremonies past their 5 minutes (a finished one is already gone: it is deleted as it is read). */
+      passkeyCeremonies: removed(sql`DELETE FROM passkey_ceremonies WHERE expires_at < now() RETURNING id`),
       /** Invitations answered, revoked or expired more than 30 days ago. */
       invitations: removed(sql`
         DELETE FROM invitations

@@ -3,6 +3,7 @@
  * any number of worker processes may run them; a failed sweep is logged and retried on the next tick.
  *
  * - magic-link rows: dropped seven days after they expire, every 6 hours (when magic links are offered);
+ * - passkey ceremonies: once expired, every 5 minutes (always: one left when passkeys were turned off goes too);
  * - invitations: answered, revoked or expired more than 30 days ago, daily;
  * - sessions: ended (expired or revoked) more than 7 days ago, hourly;
  * - rate windows: older than ten minutes, every 10 minutes;
@@ -42,6 +43,7 @@ const purgeAccounts = (repo: SweepersRepo) =>
 
 export const sweeps = (magicLinks: boolean): ReadonlyArray<Sweep> => [
   ...(magicLinks ? [sweep("magic_links", "6 hours", (repo) => repo.magicLinks)] : []),
+  sweep("passkey_ceremonies", "5 minutes", (repo) => repo.passkeyCeremonies),
   sweep("invitations", "1 day", (repo) => repo.invitations),
   sweep("sessions", "1 hour", (repo) => repo.sessions),
   sweep("purge_accounts", "1 hour", purgeAccounts),
