@@ -48,6 +48,7 @@ import { Maintenance } from "./maintenance/Maintenance.js"
 import * as ManualRestatement from "./manual/Restatement.js"
 import * as MeHttp from "./me/Http.js"
 import { Passkeys } from "./passkeys/Passkeys.js"
+import { Assets } from "./dashboard/Assets.js"
 import * as Notifier from "./notify/Notifier.js"
 import * as Operations from "./operations/Http.js"
 import * as OperatorHttp from "./operator/Http.js"
@@ -151,7 +152,8 @@ const pages = (server: Liveness.Server) =>
       Viewers.Default,
       PublicSnapshot.Default,
       viewerGate,
-      passkeys
+      passkeys,
+      Assets.Default
     ]),
     Layer.provide([carriedInvitation, Monitoring.reading, Maintenance.Default, Plans.Default])
   )

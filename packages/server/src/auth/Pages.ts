@@ -22,6 +22,9 @@ import { deviceOf, finishMagicLink, withCookies } from "./Http.js"
 import { CODE_COOKIE, MagicLinks } from "./MagicLinks.js"
 import { COOKIE, Sessions } from "./Sessions.js"
 import { SignIn } from "./SignIn.js"
+import { passkeyButton, type PasskeyOffer } from "./PasskeyButton.js"
+import { Passkeys } from "../passkeys/Passkeys.js"
+import { Assets } from "../dashboard/Assets.js"
 
 export const routes: ReadonlyArray<Route> = [
   { method: "GET", path: "/login", body: "none" },
@@ -36,18 +39,31 @@ const hidden = (name: string, value: string | undefined) =>
     ? ""
     : `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`
 
-const loginForm = (invitation?: string, redirectAfter?: string, note = "") =>
+/** What `/login` offers besides the emailed link (each sign-in method adds its part here). */
+interface Offers {
+  readonly magicLink: boolean
+  readonly passkey: PasskeyOffer | undefined
+}
+
+const loginForm = (offers: Offers, invitation?: string, redirectAfter?: string, note = "") =>
   page(
     "Sign in",
     `<h1>Sign in to Signalman</h1>
 ${note}
-<form method="post" action="/login">
+${
+  offers.magicLink
+    ? `<form method="post" action="/login">
   <label for="email">Email address</label>
   <input id="email" name="email" type="email" autocomplete="email" required>
   ${hidden("invitation", invitation)}${hidden("redirect_after", redirectAfter)}
   <button type="submit">Email me a sign-in link</button>
 </form>
 <p class="note">We send a link and a code. No password to remember.</p>`
+    : ""
+}
+${offers.passkey === undefined ? "" : passkeyButton(offers.passkey, invitation, redirectAfter)}`,
+    200,
+    { script: offers.passkey?.script }
   )
 
 const codeForm = (note = "") =>
@@ -85,6 +101,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const accounts = yield* Accounts
     const config = yield* AppConfig
     const enabled = config["auth.enabled_methods"].includes("magic_link")
+    const passkeys = yield* Passkeys
+    const assets = yield* Assets
+    const offers: Offers = {
+      magicLink: enabled,
+      passkey: passkeys.enabled ? { script: assets.loginScriptPath, secure: passkeys.secureOrigin } : undefined
+    }
     const expirySecs = config["auth.magic_link.expiry_minutes"] * 60
 
     const currentUser = (request: HttpServerRequest.HttpServerRequest) =>
@@ -102,8 +124,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const v = params[key]
           return typeof v === "string" ? v : undefined
         }
-        if (!enabled) return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
-        return loginForm(one("invitation"), one("redirect_after"))
+        if (!enabled && offers.passkey === undefined) return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
+        return loginForm(offers, one("invitation"), one("redirect_after"))
       })
     )
 

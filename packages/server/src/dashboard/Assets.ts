@@ -43,18 +43,21 @@ const bundle = (entry: string) =>
 export class Assets extends Effect.Service<Assets>()("Signalman/DashboardAssets", {
   effect: Effect.gen(function* () {
     const dir = clientDir()
-    const [script, style] = yield* Effect.all(
-      [bundle(path.join(dir, "main.ts")), bundle(path.join(dir, "dashboard.css"))],
-      { concurrency: 2 }
+    const [script, style, login] = yield* Effect.all(
+      [bundle(path.join(dir, "main.ts")), bundle(path.join(dir, "dashboard.css")), bundle(path.join(dir, "login.ts"))],
+      { concurrency: 3 }
     )
     const assets: ReadonlyArray<Asset> = [
       { path: `/assets/dashboard.${hashOf(script)}.js`, body: script, contentType: "text/javascript; charset=utf-8" },
-      { path: `/assets/dashboard.${hashOf(style)}.css`, body: style, contentType: "text/css; charset=utf-8" }
+      { path: `/assets/dashboard.${hashOf(style)}.css`, body: style, contentType: "text/css; charset=utf-8" },
+      // The login page's passkey ceremony: its only script, kept apart from the dashboard's.
+      { path: `/assets/login.${hashOf(login)}.js`, body: login, contentType: "text/javascript; charset=utf-8" }
     ]
     const byPath = new Map(assets.map((a) => [a.path, a]))
     return {
       scriptPath: assets[0]?.path ?? "",
       stylePath: assets[1]?.path ?? "",
+      loginScriptPath: assets[2]?.path ?? "",
       /** The response for an asset URL, or undefined when it names none (an old release's hash, say). */
       serve: (pathname: string) => {
         const asset = byPath.get(pathname)

@@ -20,11 +20,21 @@ const style = `
   label { display: block; margin: 1rem 0 .25rem; font-weight: 600; }
   input { font: inherit; padding: .5rem; width: 100%; box-sizing: border-box; }
   button { font: inherit; margin-top: 1rem; padding: .5rem 1rem; cursor: pointer; }
+  h2 { font-size: 1.15rem; margin-top: 2rem; }
   .note { color: #555; }
   @media (prefers-color-scheme: dark) { :root { background: #121212; color: #ececec; } .note { color: #bbb; } }
 `
 
-export const page = (title: string, body: string, status = 200): HttpServerResponse.HttpServerResponse =>
+/**
+ * A page in the shared frame. `script` is the URL of a same-origin script (the policy allows no inline script);
+ * the login page's passkey ceremony is the one that uses it.
+ */
+export const page = (
+  title: string,
+  body: string,
+  status = 200,
+  options: { readonly script?: string | undefined } = {}
+): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(
     `<!doctype html>
 <html lang="en">
@@ -33,7 +43,7 @@ export const page = (title: string, body: string, status = 200): HttpServerRespo
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Signalman</title>
 <style>${style}</style>
-</head>
+${options.script === undefined ? "" : `<script src="${escapeHtml(options.script)}" defer></script>\n`}</head>
 <body>
 <main>
 ${body}

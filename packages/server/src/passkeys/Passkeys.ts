@@ -65,6 +65,9 @@ const transportsOf = (values: ReadonlyArray<string> | undefined): Array<Transpor
 const attachmentOf = (value: string | null | undefined) =>
   value === "platform" || value === "cross-platform" ? value : undefined
 
+/** The library's options as they go on the wire: keys it set to undefined are left out, as JSON leaves them. */
+const asJson = (options: object): unknown => JSON.parse(JSON.stringify(options))
+
 const invalidState = () =>
   ApiError.make("INVALID_STATE", "This passkey ceremony is unknown, used or expired; start again", {
     field: "ceremony_id"
@@ -96,6 +99,9 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
     const base = yield* publicBaseUrl
     const enabled = config["auth.enabled_methods"].includes("passkey")
     const origin = new URL(base).origin
+    // WebAuthn runs only in a secure context: https, or a localhost name (browsers treat it as secure).
+    const { protocol, hostname } = new URL(base)
+    const secureOrigin = protocol === "https:" || hostname === "localhost" || hostname.endsWith(".localhost")
     const derived = Core.rpIdOf(base)
     if (enabled && Either.isLeft(derived)) return yield* Effect.fail(new Error(derived.left))
     // With passkeys off the id is still needed to label stored ones on the account page.
@@ -136,7 +142,7 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
         })
         return new Core.LoginCeremony({
           ceremony_id: Core.CeremonyId.make(id),
-          options: yield* Schema.decodeUnknown(Core.RequestOptions)(options).pipe(Effect.orDie)
+          options: yield* Schema.decodeUnknown(Core.RequestOptions)(asJson(options)).pipe(Effect.orDie)
         })
       })
 
@@ -291,7 +297,7 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
         })
         return new Core.RegistrationCeremony({
           ceremony_id: Core.CeremonyId.make(id),
-          options: yield* Schema.decodeUnknown(Core.CreationOptions)(options).pipe(Effect.orDie)
+          options: yield* Schema.decodeUnknown(Core.CreationOptions)(asJson(options)).pipe(Effect.orDie)
         })
       })
 
@@ -373,7 +379,9 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
     return {
       rpId,
       origin,
+      secureOrigin,
       enabled,
+      maxPerUser: Core.MAX_PER_USER,
       gate,
       startLogin,
       finishLogin,

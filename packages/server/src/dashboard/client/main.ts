@@ -9,6 +9,7 @@ import * as Editor from "./editor.js"
 import * as Forms from "./forms.js"
 import * as Live from "./live.js"
 import * as Overview from "./overview.js"
+import * as Passkeys from "./passkeys.js"
 import * as Settings from "./settings.js"
 import * as StatusPages from "./statuspages.js"
 import * as Times from "./times.js"
@@ -20,6 +21,7 @@ StatusPages.install()
 Editor.install()
 Times.install()
 Settings.install()
+Passkeys.install()
 Copy.install()
 Overview.install()
 Live.install()

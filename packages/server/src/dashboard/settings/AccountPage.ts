@@ -12,8 +12,10 @@ import { Sessions } from "../../auth/Sessions.js"
 import type { Route } from "../../http/RouteTable.js"
 import { toSessionInfo } from "../../me/Http.js"
 import { GRACE_DAYS, MeService } from "../../me/Me.js"
+import { Passkeys } from "../../passkeys/Passkeys.js"
 import { Pages } from "../Page.js"
 import { type Html, html } from "../Template.js"
+import * as AccountPasskeys from "./AccountPasskeys.js"
 import { content } from "./Content.js"
 import * as Format from "./Format.js"
 
@@ -65,6 +67,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const me = yield* MeService
     const sessionStore = yield* Sessions
+    const passkeys = yield* Passkeys
     const { page } = yield* Pages
     yield* router.get(
       "/settings/account",
@@ -78,6 +81,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             html`<div class="page-head"><h1>Your account</h1></div>
 ${profile(document, now)}
 ${sessions(list, now)}
+${yield* AccountPasskeys.section(passkeys, viewer.user.id, now)}
 ${deletion}`
           )
         })
