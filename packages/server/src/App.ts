@@ -107,7 +107,8 @@ const apiGroups = Layer.mergeAll(
   Operations.layer,
   // Sign-in accepts an invitation the link carried.
   AuthHttp.layer.pipe(Layer.provide([carriedInvitation, passkeys])),
-  MeHttp.layer.pipe(Layer.provide(passkeys)),
+  // The data export lists the account's status pages.
+  MeHttp.layer.pipe(Layer.provide([statusPages, passkeys])),
   OrgsHttp.layer,
   OrgsHttp.publicLayer,
   OperatorHttp.layer,
