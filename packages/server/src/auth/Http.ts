@@ -160,7 +160,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
           return yield* passkeys.startRegistration({ user: caller.user, sessionId, name: payload.name })
         })
       )
-      .handle("passkeyRegisterFinish", ({ payload }) =>
+      .handle("passkeyRegisterFinish", ({ payload, request }) =>
         Effect.gen(function* () {
           const sessionId = yield* requireSession
           const caller = yield* Caller
@@ -168,7 +168,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
             user: caller.user,
             sessionId,
             ceremonyId: payload.ceremony_id,
-            credential: payload.credential
+            credential: payload.credential,
+            device: deviceOf(request)
           })
         })
       )

@@ -17,6 +17,7 @@ import { AccountData } from "../accountdata/AccountData.js"
 import { Accounts } from "../accounts/Accounts.js"
 import { ApiTokens, type TokenRow } from "../auth/ApiTokens.js"
 import * as Authentication from "../auth/Authentication.js"
+import { deviceOf } from "../auth/Http.js"
 import { requireSession } from "../auth/Policy.js"
 import { type SessionRow, Sessions } from "../auth/Sessions.js"
 import { Plans } from "../limits/Plans.js"
@@ -116,11 +117,16 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
           if (!revoked) return yield* Effect.fail(notFound("session"))
         })
       )
-      .handle("removePasskey", ({ path }) =>
+      .handle("removePasskey", ({ path, request }) =>
         Effect.gen(function* () {
           const current = yield* requireSession
           const caller = yield* Caller
-          const removed = yield* passkeys.remove(caller.user.id, path.id, current)
+          const removed = yield* passkeys.remove({
+            userId: caller.user.id,
+            id: path.id,
+            keepSessionId: current,
+            device: deviceOf(request)
+          })
           if (removed === undefined) return yield* Effect.fail(notFound("passkey"))
         })
       )

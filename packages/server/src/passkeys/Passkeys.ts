@@ -32,9 +32,10 @@ import * as Metric from "effect/Metric"
 import * as Schema from "effect/Schema"
 import { Accounts } from "../accounts/Accounts.js"
 import { Attempts, type FailureReason } from "../auth/Attempts.js"
-import { type Device, Sessions } from "../auth/Sessions.js"
+import type { Device } from "../auth/Sessions.js"
 import { type Carried, SignIn } from "../auth/SignIn.js"
 import { AppConfig, publicBaseUrl } from "../config/Config.js"
+import { CredentialEvents } from "../credentials/CredentialEvents.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Plans } from "../limits/Plans.js"
 import { type PasskeyRow, PasskeysRepo } from "./Repo.js"
@@ -95,7 +96,7 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
     const signIn = yield* SignIn
     const accounts = yield* Accounts
     const plans = yield* Plans
-    const sessions = yield* Sessions
+    const credentialEvents = yield* CredentialEvents
     const base = yield* publicBaseUrl
     const enabled = config["auth.enabled_methods"].includes("passkey")
     const origin = new URL(base).origin
@@ -306,6 +307,7 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
       readonly sessionId: string
       readonly ceremonyId: string
       readonly credential: typeof Core.RegistrationResponse.Type
+      readonly device: Device
     }) =>
       Effect.gen(function* () {
         yield* gate
@@ -373,6 +375,14 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
               )
           })
         )
+        // After the commit: the event records what happened (a row, the account mail, the counter).
+        yield* credentialEvents.added({
+          userId: input.user.id,
+          method: "passkey",
+          origin: "session",
+          label: stored.name,
+          device: input.device
+        })
         return toPasskey(stored, rpId)
       })
 
@@ -390,15 +400,29 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
       /** The person's passkeys, oldest first, retired ones labelled. */
       list: (userId: string) => Effect.map(repo.ofUser(userId), (rows) => rows.map((row) => toPasskey(row, rpId))),
       /**
-       * Deletes one of the person's passkeys and ends their other sessions (a removed credential may be why); the
-       * row removed, or undefined when they hold no such passkey.
+       * Deletes one of the person's passkeys; the credential event ends their other sessions (a removed credential
+       * may be why) and mails them. The row removed, or undefined when they hold no such passkey.
        */
-      remove: (userId: string, id: string, keepSessionId: string) =>
-        Effect.tap(repo.remove(userId, id), (row) =>
-          row === undefined ? Effect.void : sessions.revokeAll(userId, keepSessionId)
+      remove: (input: {
+        readonly userId: string
+        readonly id: string
+        readonly keepSessionId: string
+        readonly device: Device
+      }) =>
+        Effect.tap(repo.remove(input.userId, input.id), (row) =>
+          row === undefined
+            ? Effect.void
+            : credentialEvents.removed({
+                userId: input.userId,
+                method: "passkey",
+                origin: "session",
+                label: row.name,
+                device: input.device,
+                keepSessionId: input.keepSessionId
+              })
         )
     }
   }),
-  dependencies: [PasskeysRepo.Default, Attempts.Default, Accounts.Default, Plans.Default, Sessions.Default]
+  dependencies: [PasskeysRepo.Default, Attempts.Default, Accounts.Default, Plans.Default, CredentialEvents.Default]
 }) {}
 

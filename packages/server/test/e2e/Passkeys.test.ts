@@ -2,7 +2,8 @@
  * Passkeys over HTTP, with a software authenticator speaking real WebAuthn (SoftAuthenticator.ts): adding one,
  * signing in with it, and every refusal: the method off, no session, no CSRF header, a ceremony reused, expired or
  * finished by another session, a bad or foreign assertion, a retired passkey, a credential reported as not
- * discoverable, the eleventh passkey; removal ending the other sessions; the counter checked, not enforced.
+ * discoverable, the eleventh passkey; removal ending the other sessions; adding and removing recorded and mailed as
+ * credential events; the counter checked, not enforced.
  */
 import { assert, expect } from "@effect/vitest"
 import { SignedIn } from "@signalman/core/Identity"
@@ -376,6 +377,24 @@ Fixture.describe(
         expect(Http.refusal(again)).toMatchObject({ status: 404, code: "NOT_FOUND" })
         const { reply } = yield* signInWith(credential)
         expect(Http.refusal(reply).code).toBe("PASSKEY_INVALID")
+
+        // Both changes are on record and mailed, naming the passkey.
+        const server = yield* Fixture.server
+        const events = yield* server.sql<{ change: string; method: string; origin: string; label: string }>`
+          SELECT change, method, origin, label FROM credential_events WHERE user_id = ${kim.userId} ORDER BY created_at
+        `.pipe(Effect.orDie)
+        expect(events).toEqual([
+          { change: "added", method: "passkey", origin: "session", label: "Laptop" },
+          { change: "removed", method: "passkey", origin: "session", label: "Laptop" }
+        ])
+        const smtp = yield* Fixture.smtp
+        const mails = yield* Effect.promise(() => smtp.waitFor(kim.email, 4))
+        const changes = mails.filter((m) => m.subject.includes("sign-in method"))
+        expect(changes.map((m) => m.subject)).toEqual([
+          "A sign-in method was added to your Signalman account",
+          "A sign-in method was removed from your Signalman account"
+        ])
+        expect(changes[0]?.text).toContain('passkey "Laptop" was added')
       })
     )
 
