@@ -10,6 +10,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import type { Passkeys } from "../../passkeys/Passkeys.js"
 import { type Html, html } from "../Template.js"
+import * as Fields from "./Fields.js"
 import * as Format from "./Format.js"
 
 const row = (passkey: Passkey, now: Date): Html => html`<tr>
@@ -23,9 +24,15 @@ const row = (passkey: Passkey, now: Date): Html => html`<tr>
 const addForm = (count: number, limit: number, secure: boolean): Html =>
   count >= limit
     ? html`<p>You have ${limit} passkeys, the most an account can hold. Remove one to add another.</p>`
-    : html`<form class="js-only" data-passkey-add>
-<label for="passkey-name">Name the new passkey</label>
-<input id="passkey-name" name="name" maxlength="64" required placeholder="Work laptop" autocomplete="off">
+    : html`<form class="panel js-only" data-passkey-add>
+<h3>Add a passkey</h3>
+${Fields.input({
+  id: "passkey-name",
+  name: "name",
+  label: "Name",
+  hint: "Say which device it is on, so you know which to remove later. Your browser asks you to confirm.",
+  attrs: { maxlength: 64, required: true, placeholder: "Work laptop", autocomplete: "off" }
+})}
 <button type="submit">Add a passkey</button>
 </form>
 <p id="passkey-unavailable" class="note"${secure ? html` hidden` : ""}>Passkeys need a secure connection (https, or
