@@ -14,7 +14,10 @@ describe("Passkey", () => {
     for (const url of ["http://127.0.0.1:8080", "http://[::1]:3000", "http://0x7f.1", "http://2130706433/"]) {
       const rpId = Passkey.rpIdOf(url)
       expect(Either.isLeft(rpId), url).toBe(true)
-      expect(Either.getLeft(rpId).pipe((o) => (o._tag === "Some" ? o.value : "")), url).toContain("IP address")
+      expect(
+        Either.getLeft(rpId).pipe((o) => (o._tag === "Some" ? o.value : "")),
+        url
+      ).toContain("IP address")
     }
     expect(Either.isLeft(Passkey.rpIdOf("not a url"))).toBe(true)
   })

@@ -49,11 +49,11 @@ import type {
   SupportRequest
 } from "@signalman/core/Identity"
 import type { PatchIncident, PostIncidentUpdate } from "@signalman/core/IncidentNarration"
-import type { LoginFinish, LoginStart, RegisterFinish, RegisterStart } from "@signalman/core/Passkey"
 import type { SetStateRequest } from "@signalman/core/ManualState"
 import type { CreateMonitorShare } from "@signalman/core/MonitorShare"
 import type { Subscribe } from "@signalman/core/PageSubscription"
 import type * as Pagination from "@signalman/core/Pagination"
+import type { LoginFinish, LoginStart, RegisterFinish, RegisterStart } from "@signalman/core/Passkey"
 import type {
   AddComponent,
   CreateStatusPage,

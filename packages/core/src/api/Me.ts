@@ -9,7 +9,6 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
-import { PasskeyId } from "../Passkey.js"
 import {
   ApiToken,
   ApiTokenId,
@@ -21,6 +20,7 @@ import {
   SessionId,
   SessionInfo
 } from "../Identity.js"
+import { PasskeyId } from "../Passkey.js"
 import { AccountExport } from "./AccountExport.js"
 import { Authentication } from "./Authentication.js"
 import { anyCaller, sessionOnly } from "./RequiredScope.js"

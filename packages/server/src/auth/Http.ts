@@ -1,5 +1,5 @@
 /**
- * The `auth` group of the contract: requesting a magic link, redeeming its code, signing out.
+ * The `auth` group of the contract: requesting a magic link, redeeming its code, the passkey ceremonies, signing out.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
@@ -9,16 +9,16 @@ import * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import { Sent, SignedIn } from "@signalman/core/Identity"
-import { Passkeys } from "../passkeys/Passkeys.js"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../config/Config.js"
 import { readCookie } from "../infra/Cookies.js"
 import { randomSecret } from "../infra/Secrets.js"
+import { Passkeys } from "../passkeys/Passkeys.js"
 import * as Authentication from "./Authentication.js"
-import { requireSession } from "./Policy.js"
 import { CODE_COOKIE, MagicLinks, type Redeemed } from "./MagicLinks.js"
+import { requireSession } from "./Policy.js"
 import { COOKIE, type Device, Sessions } from "./Sessions.js"
 import { SignIn } from "./SignIn.js"
 
@@ -81,6 +81,7 @@ export const magicLinksEnabled = Effect.flatMap(AppConfig, (config) =>
     : Effect.fail(ApiError.make("AUTH_METHOD_UNAVAILABLE", "Sign-in by magic link is not offered here"))
 )
 
+// Passkeys is a port bound in App.ts: the me group and the account page share the one service.
 export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
   Effect.gen(function* () {
     const magicLinks = yield* MagicLinks
@@ -191,5 +192,4 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "auth", (handlers) =>
         })
       )
   })
-)// Passkeys is a port bound in App.ts (the me group and the account page share it).
-.pipe(Layer.provide([MagicLinks.Default, SignIn.Default, Sessions.Default, Authentication.layer]))
+).pipe(Layer.provide([MagicLinks.Default, SignIn.Default, Sessions.Default, Authentication.layer]))

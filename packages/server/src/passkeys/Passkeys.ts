@@ -13,6 +13,10 @@
  * - Ceremonies live 5 minutes and are deleted as they are read.
  * - The signature counter is checked, not enforced (core's `judgeCounter`).
  */
+
+import * as ApiError from "@signalman/core/ApiError"
+import type { AccountId } from "@signalman/core/Identity"
+import * as Core from "@signalman/core/Passkey"
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,
@@ -22,9 +26,6 @@ import {
   verifyRegistrationResponse
 } from "@simplewebauthn/server"
 import { isoBase64URL, isoUint8Array } from "@simplewebauthn/server/helpers"
-import * as ApiError from "@signalman/core/ApiError"
-import type { AccountId } from "@signalman/core/Identity"
-import * as Core from "@signalman/core/Passkey"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -51,15 +52,7 @@ const TIMEOUT_MS = Core.CEREMONY_MINUTES * 60_000
 
 type Transport = NonNullable<RegistrationResponseJSON["response"]["transports"]>[number]
 
-const KNOWN_TRANSPORTS: ReadonlyArray<Transport> = [
-  "ble",
-  "cable",
-  "hybrid",
-  "internal",
-  "nfc",
-  "smart-card",
-  "usb"
-]
+const KNOWN_TRANSPORTS: ReadonlyArray<Transport> = ["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]
 const transportsOf = (values: ReadonlyArray<string> | undefined): Array<Transport> =>
   KNOWN_TRANSPORTS.filter((t) => values?.includes(t) === true)
 
@@ -425,4 +418,3 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
   }),
   dependencies: [PasskeysRepo.Default, Attempts.Default, Accounts.Default, Plans.Default, CredentialEvents.Default]
 }) {}
-

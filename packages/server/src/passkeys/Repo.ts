@@ -105,8 +105,7 @@ export class PasskeysRepo extends Effect.Service<PasskeysRepo>()("Signalman/Pass
     const byCredentialId = SqlSchema.findOne({
       Request: Schema.String,
       Result: PasskeyRow,
-      execute: (credentialId) =>
-        sql`SELECT ${sql.literal(columns)} FROM passkeys WHERE credential_id = ${credentialId}`
+      execute: (credentialId) => sql`SELECT ${sql.literal(columns)} FROM passkeys WHERE credential_id = ${credentialId}`
     })
 
     const ofUser = SqlSchema.findAll({

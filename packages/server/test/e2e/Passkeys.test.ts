@@ -11,12 +11,12 @@ import { LoginCeremony, Passkey, RegistrationCeremony } from "@signalman/core/Pa
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import { counterStalled } from "../../src/passkeys/Passkeys.js"
-import * as TestServer from "../support/TestServer.js"
 import * as Browser from "../support/Browser.js"
 import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import * as Soft from "../support/SoftAuthenticator.js"
 import * as TestDatabase from "../support/TestDatabase.js"
+import * as TestServer from "../support/TestServer.js"
 
 /** The origin the browser is on: the default public base URL is http://localhost:<port>. */
 const originOf = (server: { readonly baseUrl: string }) => `http://localhost:${new URL(server.baseUrl).port}`
@@ -160,76 +160,78 @@ Fixture.describe(
       })
     )
 
-    it.effect("login refusals: ceremony reused or expired, bad signature, unknown credential, foreign user handle", () =>
-      Effect.gen(function* () {
-        const server = yield* Fixture.server
-        const dan = yield* Fixture.person({ label: "dan" })
-        const erin = yield* Fixture.person({ label: "erin" })
-        const { credential } = yield* addPasskey(dan)
-        const origin = originOf(server)
+    it.effect(
+      "login refusals: ceremony reused or expired, bad signature, unknown credential, foreign user handle",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* Fixture.server
+          const dan = yield* Fixture.person({ label: "dan" })
+          const erin = yield* Fixture.person({ label: "erin" })
+          const { credential } = yield* addPasskey(dan)
+          const origin = originOf(server)
 
-        // Reused: the ceremony is gone after its first finish.
-        const browser = Browser.make(server.baseUrl)
-        const ceremony = yield* startLogin(browser)
-        const body = {
-          ceremony_id: ceremony.ceremony_id,
-          credential: Soft.assert(credential, ceremony.options.challenge, origin)
-        }
-        expect((yield* browser.request("/auth/passkey/login/finish", { json: body })).status).toBe(200)
-        const invalidStates = yield* reasonCount("invalid_state")
-        const again = yield* browser.request("/auth/passkey/login/finish", { json: body })
-        expect(Http.refusal(again)).toEqual({ status: 400, code: "INVALID_STATE", field: "ceremony_id" })
-        expect(yield* reasonCount("invalid_state")).toBe(invalidStates + 1)
+          // Reused: the ceremony is gone after its first finish.
+          const browser = Browser.make(server.baseUrl)
+          const ceremony = yield* startLogin(browser)
+          const body = {
+            ceremony_id: ceremony.ceremony_id,
+            credential: Soft.assert(credential, ceremony.options.challenge, origin)
+          }
+          expect((yield* browser.request("/auth/passkey/login/finish", { json: body })).status).toBe(200)
+          const invalidStates = yield* reasonCount("invalid_state")
+          const again = yield* browser.request("/auth/passkey/login/finish", { json: body })
+          expect(Http.refusal(again)).toEqual({ status: 400, code: "INVALID_STATE", field: "ceremony_id" })
+          expect(yield* reasonCount("invalid_state")).toBe(invalidStates + 1)
 
-        // Expired: five minutes are up (moved back in the database).
-        const late = yield* startLogin(browser)
-        yield* server.sql`
+          // Expired: five minutes are up (moved back in the database).
+          const late = yield* startLogin(browser)
+          yield* server.sql`
           UPDATE passkey_ceremonies SET expires_at = now() - interval '1 second' WHERE id = ${late.ceremony_id}
         `.pipe(Effect.orDie)
-        const expired = yield* browser.request("/auth/passkey/login/finish", {
-          json: { ceremony_id: late.ceremony_id, credential: Soft.assert(credential, late.options.challenge, origin) }
+          const expired = yield* browser.request("/auth/passkey/login/finish", {
+            json: { ceremony_id: late.ceremony_id, credential: Soft.assert(credential, late.options.challenge, origin) }
+          })
+          expect(Http.refusal(expired)).toEqual({ status: 400, code: "INVALID_STATE", field: "ceremony_id" })
+          expect((yield* lastAttempt(null))?.failure_reason).toBe("state_expired")
+
+          // A signature that does not verify.
+          const tampered = yield* signInWith(credential, { tamper: true })
+          expect(Http.refusal(tampered.reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
+          expect(tampered.reply.headers.getSetCookie().some((c) => c.startsWith("_sm_session="))).toBe(false)
+          expect(yield* lastAttempt(dan.userId)).toEqual({
+            success: false,
+            failure_reason: "invalid_assertion",
+            user_id: dan.userId
+          })
+
+          // A user handle naming another account, on a valid signature: refused, never signed in as either.
+          const foreign = yield* signInWith(credential, { userHandle: Buffer.from(erin.userId).toString("base64url") })
+          expect(Http.refusal(foreign.reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
+          const noHandle = yield* signInWith(credential, { userHandle: null })
+          expect(Http.refusal(noHandle.reply).code).toBe("PASSKEY_INVALID")
+
+          // A credential no account holds (never stored).
+          const stranger = Soft.register(
+            { challenge: "x", rp: { id: "localhost" }, user: { id: Buffer.from(dan.userId).toString("base64url") } },
+            origin
+          ).credential
+          const unknowns = yield* reasonCount("unknown_credential")
+          const unknown = yield* signInWith(stranger)
+          expect(Http.refusal(unknown.reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
+          expect(yield* reasonCount("unknown_credential")).toBe(unknowns + 1)
+
+          // Another origin's assertion (a phishing page relaying): the origin is signed, so it fails.
+          const phished = yield* startLogin(browser)
+          const relayed = yield* browser.request("/auth/passkey/login/finish", {
+            json: {
+              ceremony_id: phished.ceremony_id,
+              credential: Soft.assert(credential, phished.options.challenge, "http://evil.localhost:1234")
+            }
+          })
+          expect(Http.refusal(relayed).code).toBe("PASSKEY_INVALID")
+          // After all that the passkey still works.
+          expect((yield* signInWith(credential)).reply.status).toBe(200)
         })
-        expect(Http.refusal(expired)).toEqual({ status: 400, code: "INVALID_STATE", field: "ceremony_id" })
-        expect((yield* lastAttempt(null))?.failure_reason).toBe("state_expired")
-
-        // A signature that does not verify.
-        const tampered = yield* signInWith(credential, { tamper: true })
-        expect(Http.refusal(tampered.reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
-        expect(tampered.reply.headers.getSetCookie().some((c) => c.startsWith("_sm_session="))).toBe(false)
-        expect(yield* lastAttempt(dan.userId)).toEqual({
-          success: false,
-          failure_reason: "invalid_assertion",
-          user_id: dan.userId
-        })
-
-        // A user handle naming another account, on a valid signature: refused, never signed in as either.
-        const foreign = yield* signInWith(credential, { userHandle: Buffer.from(erin.userId).toString("base64url") })
-        expect(Http.refusal(foreign.reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
-        const noHandle = yield* signInWith(credential, { userHandle: null })
-        expect(Http.refusal(noHandle.reply).code).toBe("PASSKEY_INVALID")
-
-        // A credential no account holds (never stored).
-        const stranger = Soft.register(
-          { challenge: "x", rp: { id: "localhost" }, user: { id: Buffer.from(dan.userId).toString("base64url") } },
-          origin
-        ).credential
-        const unknowns = yield* reasonCount("unknown_credential")
-        const unknown = yield* signInWith(stranger)
-        expect(Http.refusal(unknown.reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
-        expect(yield* reasonCount("unknown_credential")).toBe(unknowns + 1)
-
-        // Another origin's assertion (a phishing page relaying): the origin is signed, so it fails.
-        const phished = yield* startLogin(browser)
-        const relayed = yield* browser.request("/auth/passkey/login/finish", {
-          json: {
-            ceremony_id: phished.ceremony_id,
-            credential: Soft.assert(credential, phished.options.challenge, "http://evil.localhost:1234")
-          }
-        })
-        expect(Http.refusal(relayed).code).toBe("PASSKEY_INVALID")
-        // After all that the passkey still works.
-        expect((yield* signInWith(credential)).reply.status).toBe(200)
-      })
     )
 
     it.effect("a passkey made for another host is retired: refused at sign-in, labelled on the account page", () =>
@@ -465,7 +467,10 @@ Fixture.describe(`passkeys off (${TestDatabase.kind} database)`, (it) => {
     Effect.gen(function* () {
       const exit = yield* Effect.exit(
         Effect.scoped(
-          TestServer.start({ AUTH__ENABLED_METHODS: "magic_link,passkey", AUTH__PUBLIC_BASE_URL: "http://127.0.0.1:8080" })
+          TestServer.start({
+            AUTH__ENABLED_METHODS: "magic_link,passkey",
+            AUTH__PUBLIC_BASE_URL: "http://127.0.0.1:8080"
+          })
         )
       )
       assert.isTrue(exit._tag === "Failure")
