@@ -61,6 +61,14 @@ describe("sweepers", () => {
           (${uuidv7()}, 'eu', 'http', ${orgId}, ${userId}, now() - interval '62 minutes', now() - interval '61 minutes'),
           (${uuidv7()}, 'eu', 'http', ${orgId}, ${userId}, now() - interval '2 minutes', now() - interval '1 minute')
       `
+      // Passkey ceremonies go once their 5 minutes are up (a finished one was deleted as it was read).
+      yield* sql`
+        INSERT INTO passkey_ceremonies (id, kind, challenge, expires_at) VALUES
+          (${uuidv7()}, 'login', 'c1', now() - interval '1 second'),
+          (${uuidv7()}, 'login', 'c2', now() + interval '5 minutes')
+      `
+      expect(yield* sweep("passkey_ceremonies")).toBe(1)
+      expect((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM passkey_ceremonies`)[0]?.n).toBe(1)
       expect(yield* sweep("idempotency_keys")).toBe(1)
       expect(yield* sweep("agent_receipts")).toBe(1)
       expect(yield* sweep("one_off_runs")).toBe(1)

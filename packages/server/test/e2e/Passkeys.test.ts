@@ -108,6 +108,18 @@ Fixture.describe(
         expect(passkey.last_used_at).toBeNull()
 
         const browser = Browser.make(server.baseUrl)
+        // The login page offers it through its one same-origin script, under the page's strict policy.
+        const page = yield* browser.request("/login?redirect_after=/settings/account")
+        expect(page.text).toMatch(/<script src="\/assets\/login\.[0-9a-f]{16}\.js" defer><\/script>/)
+        expect(page.text).toContain('data-redirect-after="/settings/account"')
+        expect(page.text).not.toMatch(/<script>/)
+        expect(page.headers.get("content-security-policy")).toBe(
+          "default-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+        )
+        const script = page.text.match(/src="(\/assets\/login\.[0-9a-f]+\.js)"/)?.[1] ?? ""
+        const served = yield* browser.request(script)
+        expect(served.status).toBe(200)
+        expect(served.headers.get("content-type")).toBe("text/javascript; charset=utf-8")
         const login = yield* startLogin(browser, { redirect_after: "/settings/account" })
         expect(login.options.userVerification).toBe("required")
         expect(login.options.allowCredentials ?? []).toEqual([])
