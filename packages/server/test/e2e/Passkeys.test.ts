@@ -141,21 +141,34 @@ Fixture.describe(
       })
     )
 
-    it.effect("signing in replaces the session the browser arrived with (fixation defence)", () =>
-      Effect.gen(function* () {
-        const bob = yield* Fixture.person({ label: "bob" })
-        const { credential } = yield* addPasskey(bob)
-        const before = bob.browser.cookies.get("_sm_session")
-        const { reply } = yield* signInWith(credential, {}, bob.browser)
-        expect(reply.status).toBe(200)
-        const after = bob.browser.cookies.get("_sm_session")
-        expect(after).toBeDefined()
-        expect(after).not.toBe(before)
-        const server = yield* Fixture.server
-        const old = Browser.make(server.baseUrl)
-        old.cookies.set("_sm_session", before ?? "")
-        expect((yield* old.request("/api/v1/me")).status).toBe(401)
-      })
+    it.effect(
+      "signing in replaces the session the browser arrived with (fixation defence) and carries an invitation",
+      () =>
+        Effect.gen(function* () {
+          const bob = yield* Fixture.person({ label: "bob" })
+          const { credential } = yield* addPasskey(bob)
+          const before = bob.browser.cookies.get("_sm_session")
+          const { reply } = yield* signInWith(credential, {}, bob.browser)
+          expect(reply.status).toBe(200)
+          const after = bob.browser.cookies.get("_sm_session")
+          expect(after).toBeDefined()
+          expect(after).not.toBe(before)
+          const server = yield* Fixture.server
+          const old = Browser.make(server.baseUrl)
+          old.cookies.set("_sm_session", before ?? "")
+          expect((yield* old.request("/api/v1/me")).status).toBe(401)
+
+          // A carried invitation that cannot be redeemed never breaks the sign-in: the generic banner.
+          const browser = Browser.make(server.baseUrl)
+          const ceremony = yield* startLogin(browser, { invitation: "no-such-invitation", redirect_after: "/x" })
+          const carried = yield* browser.request("/auth/passkey/login/finish", {
+            json: {
+              ceremony_id: ceremony.ceremony_id,
+              credential: Soft.assert(credential, ceremony.options.challenge, originOf(server))
+            }
+          })
+          expect(Http.expectOk(carried, SignedIn).redirect).toBe("/?invite=missed")
+        })
     )
 
     it.effect("a stalled counter raises the metric and a warning, and the sign-in goes on", () =>
