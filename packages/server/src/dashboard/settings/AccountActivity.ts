@@ -5,6 +5,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import type { Activity, ActivityEntry, Device } from "../../accountdata/Activity.js"
+import type { FailureReason } from "../../auth/Attempts.js"
 import { type Html, html } from "../Template.js"
 import * as Format from "./Format.js"
 
@@ -33,8 +34,9 @@ export const methodWords = (method: string): string => {
   return provider ?? method.replace(/_/g, " ")
 }
 
-// The attempts log's failure reasons (auth-and-limits.md, "Security model"), said to the person who tried.
-const reasons: Readonly<Record<string, string>> = {
+// The attempts log's failure reasons (auth-and-limits.md, "Security model"), said to the person who tried. Typed by
+// the log's own list, so a new reason does not compile until it has its words here.
+const reasons: Readonly<Record<FailureReason, string>> = {
   invalid_token: "the link or token was not valid",
   token_expired: "the link had expired",
   token_used: "the link had already been used",
@@ -49,11 +51,13 @@ const reasons: Readonly<Record<string, string>> = {
   account_deleted: "the account is scheduled for deletion"
 }
 
+const isKnown = (reason: string): reason is FailureReason => Object.hasOwn(reasons, reason)
+
 /** "Signed in", or "Failed: the link had expired"; a reason this page does not know is shown as it is logged. */
 export const outcomeWords = (success: boolean, reason: string | null): string =>
   success
     ? "Signed in"
-    : `Failed: ${reason === null ? "no reason recorded" : (reasons[reason] ?? reason.replace(/_/g, " "))}`
+    : `Failed: ${reason === null ? "no reason recorded" : isKnown(reason) ? reasons[reason] : reason.replace(/_/g, " ")}`
 
 const deviceWords = (device: Device): string => {
   switch (device) {
