@@ -102,7 +102,8 @@ const apiGroups = Layer.mergeAll(
   Operations.layer,
   // Sign-in accepts an invitation the link carried.
   AuthHttp.layer.pipe(Layer.provide(carriedInvitation)),
-  MeHttp.layer,
+  // The data export lists the account's status pages.
+  MeHttp.layer.pipe(Layer.provide(statusPages)),
   OrgsHttp.layer,
   OrgsHttp.publicLayer,
   OperatorHttp.layer,
