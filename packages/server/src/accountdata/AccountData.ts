@@ -1,5 +1,5 @@
 /**
- * The account's own data: the export (`GET /api/v1/me/export`) and the recent activity the account page shows.
+ * The account's own data as one document (`GET /api/v1/me/export`).
  *
  * The export gathers each resource through its own service, in the shape the API answers it, so it carries no
  * more than the API would show its owner: channel secrets read `***`, a secret variable's value is null, tokens
@@ -26,9 +26,7 @@ import { StatusPages } from "../statuspages/StatusPages.js"
 import { toTarget } from "../targets/Stored.js"
 import { Targets } from "../targets/Targets.js"
 import { Variables } from "../variables/Variables.js"
-import { AccountDataRepo, type AttemptRow, type OwnedOrgRow } from "./Repo.js"
-
-export type { AttemptRow }
+import { AccountDataRepo, type OwnedOrgRow } from "./Repo.js"
 
 // The largest page the list endpoints allow; an export reads every page.
 const PAGE = 500
@@ -160,11 +158,7 @@ export class AccountData extends Effect.Service<AccountData>()("Signalman/Accoun
         })
       })
 
-    return {
-      exportOf,
-      /** The person's newest sign-in attempts of the last 90 days, for the account page's activity panel. */
-      recentAttempts: (userId: string, limit: number) => repo.attempts(userId, ATTEMPTS_DAYS, limit)
-    }
+    return { exportOf }
   }),
   dependencies: [
     AccountDataRepo.Default,
