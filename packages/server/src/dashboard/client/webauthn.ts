@@ -32,13 +32,22 @@ const text = (record: Record<string, unknown>, key: string): string => {
   return typeof value === "string" ? value : ""
 }
 
+/** The value when it is one of `allowed`, else `fallback`: the server's word, checked, never cast. */
+const oneOf = <const T extends string>(value: unknown, allowed: ReadonlyArray<T>, fallback: NoInfer<T>): T =>
+  allowed.find((candidate) => candidate === value) ?? fallback
+
 const descriptors = (value: unknown): Array<PublicKeyCredentialDescriptor> =>
   Array.isArray(value)
     ? value.filter(isRecord).map((d) => ({
         type: "public-key" as const,
         id: fromBase64Url(text(d, "id")),
         ...(Array.isArray(d["transports"])
-          ? { transports: d["transports"].filter((t): t is AuthenticatorTransport => typeof t === "string") }
+          ? {
+              transports: d["transports"].flatMap((t): Array<AuthenticatorTransport> => {
+                const known = oneOf(t, ["ble", "hybrid", "internal", "nfc", "usb"], "usb")
+                return known === t ? [known] : []
+              })
+            }
           : {})
       }))
     : []
@@ -63,11 +72,12 @@ const creationOptions = (json: Record<string, unknown>): PublicKeyCredentialCrea
     ...(typeof json["timeout"] === "number" ? { timeout: json["timeout"] } : {}),
     excludeCredentials: descriptors(json["excludeCredentials"]),
     authenticatorSelection: {
-      residentKey: (text(selection, "residentKey") || "required") as ResidentKeyRequirement,
-      requireResidentKey: true,
-      userVerification: (text(selection, "userVerification") || "required") as UserVerificationRequirement
+      residentKey: oneOf(selection["residentKey"], ["discouraged", "preferred", "required"], "required"),
+      requireResidentKey: selection["requireResidentKey"] !== false,
+      userVerification: oneOf(selection["userVerification"], ["discouraged", "preferred", "required"], "required")
     },
-    attestation: "none",
+    attestation: oneOf(json["attestation"], ["none", "indirect", "direct", "enterprise"], "none"),
+    // The server asks for credProps: a browser's explicit "not discoverable" is how it refuses such a credential.
     extensions: { credProps: true }
   }
 }
@@ -77,7 +87,7 @@ const requestOptions = (json: Record<string, unknown>): PublicKeyCredentialReque
   ...(typeof json["timeout"] === "number" ? { timeout: json["timeout"] } : {}),
   ...(typeof json["rpId"] === "string" ? { rpId: json["rpId"] } : {}),
   allowCredentials: descriptors(json["allowCredentials"]),
-  userVerification: (text(json, "userVerification") || "required") as UserVerificationRequirement
+  userVerification: oneOf(json["userVerification"], ["discouraged", "preferred", "required"], "required")
 })
 
 const extensionResults = (credential: PublicKeyCredential) => {
@@ -87,7 +97,8 @@ const extensionResults = (credential: PublicKeyCredential) => {
 }
 
 const registrationJson = (credential: PublicKeyCredential) => {
-  const response = credential.response as AuthenticatorAttestationResponse
+  const response = credential.response
+  if (!(response instanceof AuthenticatorAttestationResponse)) throw new DOMException("no attestation", "UnknownError")
   return {
     id: credential.id,
     rawId: toBase64Url(credential.rawId),
@@ -103,7 +114,8 @@ const registrationJson = (credential: PublicKeyCredential) => {
 }
 
 const authenticationJson = (credential: PublicKeyCredential) => {
-  const response = credential.response as AuthenticatorAssertionResponse
+  const response = credential.response
+  if (!(response instanceof AuthenticatorAssertionResponse)) throw new DOMException("no assertion", "UnknownError")
   return {
     id: credential.id,
     rawId: toBase64Url(credential.rawId),
