@@ -1,7 +1,7 @@
 /**
  * Credential changes (auth-and-limits.md, "Credential changes"): every sign-in method added to an account or
  * removed from it writes a row (with the device as keyed hashes), mails the account (not inside the deletion grace
- * window: the change is recorded, the mail is not sent) and counts in `service_credential_changes_total`. Removing
+ * window: the change is recorded, the mail is not sent) and counts in `signalman_credential_changes_total`. Removing
  * one also signs out every other session of the account, keeping the one that asked.
  *
  * Called by the sign-in methods that are credentials of their own (the providers and passkeys) after their own
@@ -31,7 +31,7 @@ export interface CredentialChange {
 }
 
 /** Changes by method and direction; a run of removals nobody asked for shows here first. */
-export const changesTotal = Metric.counter("service_credential_changes_total", {
+export const changesTotal = Metric.counter("signalman_credential_changes_total", {
   description: "Sign-in methods (providers and passkeys) added to or removed from accounts",
   incremental: true
 })
