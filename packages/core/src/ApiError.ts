@@ -242,6 +242,10 @@ export const codes = {
   LOGO_TYPE_UNSUPPORTED: 415,
   // Ours (docs/decisions.md, "Monitoring as code: managed_by"): a (project, key) another resource of the kind holds.
   MANAGED_KEY_TAKEN: 409,
+  // Ours (docs/decisions.md, "Sign-in (issue 16)"): the provider vouches for no address (403, as
+  // EMAIL_NOT_VERIFIED: who the person is was understood, the proof is not enough), and removing the last way in.
+  NO_VERIFIED_EMAIL: 403,
+  LAST_SIGN_IN_METHOD: 409,
   INTERNAL_ERROR: 500,
   NOT_READY: 503
 } as const satisfies Record<string, Status>
