@@ -20,6 +20,14 @@ import { sessionOnly } from "./RequiredScope.js"
 const provider = Schema.Struct({ provider: Schema.String })
 
 /**
+ * The query of `DELETE /api/v1/me/sign-in-methods/{provider}`: which identity, when the vendor is linked twice.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const RemoveSignInMethodQuery = Schema.Struct({ provider_user_id: Schema.optional(Schema.String) })
+
+/**
  * @since 0.1.0
  * @category groups
  */
@@ -45,7 +53,7 @@ export class SignInMethodsApi extends HttpApiGroup.make("signInMethods")
     HttpApiEndpoint.del("remove", "/api/v1/me/sign-in-methods/:provider")
       .annotateContext(sessionOnly)
       .setPath(provider)
-      .setUrlParams(Schema.Struct({ provider_user_id: Schema.optional(Schema.String) }))
+      .setUrlParams(RemoveSignInMethodQuery)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(ApiError.Wire.NotFound)
       .addError(ApiError.Wire.Conflict)

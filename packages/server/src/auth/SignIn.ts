@@ -1,7 +1,8 @@
 /**
- * The end of every sign-in method (magic link now; OAuth and passkeys plug in here): find or open the account,
- * redeem a carried invitation, replace any pre-login session with a fresh one (fixation defence), log the
- * attempt, and say where the browser goes next.
+ * The end of every sign-in method (magic link, OAuth; passkeys plug in here): find or open the account, redeem a
+ * carried invitation, replace any pre-login session with a fresh one (fixation defence), log the attempt, and say
+ * where the browser goes next. OAuth runs it inside its phase-C transaction, with the identity it already knows
+ * (`user`) and a hook that links the identity to the account found or opened (`onAccount`).
  */
 import * as Effect from "effect/Effect"
 import { Accounts, type UserRow } from "../accounts/Accounts.js"
@@ -18,7 +19,14 @@ export interface Completion {
   /** The session cookie the browser arrived with, if any: destroyed, never promoted. */
   readonly previousSession: string | undefined
   readonly device: Device
+  /** The account the method already knows (a linked OAuth identity): signed in as is, not looked up by address. */
+  readonly user?: UserRow | undefined
+  /** Runs once the account is found or opened, before the invitation and the session: OAuth links its identity. */
+  readonly onAccount?: ((user: UserRow, how: AccountMatch) => Effect.Effect<void>) | undefined
 }
+
+/** How the account was reached: known to the method, matched by its address, or opened now. */
+export type AccountMatch = "known" | "email_match" | "signup"
 
 export type Outcome =
   | {
@@ -44,10 +52,12 @@ export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
 
     const complete = (input: Completion): Effect.Effect<Outcome> =>
       Effect.gen(function* () {
-        let user = yield* accounts.byEmail(input.email)
+        let user = input.user ?? (yield* accounts.byEmail(input.email))
+        let how: AccountMatch = input.user === undefined ? "email_match" : "known"
         let joined: string | undefined
         let missed = false
         if (user === undefined) {
+          how = "signup"
           const invitedEmail = input.invitation === null ? undefined : yield* invitations.emailFor(input.invitation)
           if (invitedEmail === input.email) {
             // Invited and new: a verified user with no personal org, joining the inviter's.
@@ -63,9 +73,12 @@ export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
             })
             return { _tag: "SignupClosed" } as const
           }
-        } else {
+        } else if (how === "email_match") {
+          // The method proved the address (a mailed link, an attested email); an account it merely knows proves
+          // nothing about the account's address.
           yield* accounts.markVerified(user.id)
         }
+        if (input.onAccount !== undefined) yield* input.onAccount(user, how)
         if (input.invitation !== null && user.deleted_at === null) {
           const outcome = yield* invitations.accept(input.invitation, user)
           if (outcome._tag === "Joined") joined = outcome.slug

@@ -1,0 +1,65 @@
+/**
+ * The account's linked providers (auth-and-limits.md, "Credential changes"): listed with when added and last used,
+ * and removed one at a time. A removal refuses only when it would leave no way in (core's `removalRefusal`): with
+ * magic links offered it never refuses. Removals of one person's methods serialise on their user row, so two
+ * removals at once cannot each leave the other as the last way in and both go.
+ */
+import * as ApiError from "@signalman/core/ApiError"
+import { isProvider, removalRefusal } from "@signalman/core/OAuth"
+import * as Effect from "effect/Effect"
+import { AppConfig } from "../config/Config.js"
+import * as Providers from "./Providers.js"
+import { type IdentityRow, OAuthRepo } from "./Repo.js"
+
+export class SignInMethods extends Effect.Service<SignInMethods>()("Signalman/SignInMethods", {
+  effect: Effect.gen(function* () {
+    const repo = yield* OAuthRepo
+    const config = yield* AppConfig
+    const offered = new Set(Providers.ready(config).map((setup) => setup.provider))
+    const magicLink = config["auth.enabled_methods"].includes("magic_link")
+
+    const notLinked = ApiError.make("NOT_FOUND", "No such provider is linked to your account", { field: "provider" })
+
+    /** Removes the identity; the row removed. */
+    const remove = (
+      userId: string,
+      provider: string,
+      providerUserId: string | undefined
+    ): Effect.Effect<IdentityRow, ApiError.ApiError> =>
+      repo.transaction(
+        Effect.gen(function* () {
+          if (!isProvider(provider)) return yield* Effect.fail(notLinked)
+          yield* repo.lockUser(userId)
+          const all = yield* repo.identitiesOf(userId)
+          const ofProvider = all.filter((i) => i.provider === provider)
+          const chosen =
+            providerUserId === undefined ? ofProvider : ofProvider.filter((i) => i.provider_key === providerUserId)
+          if (chosen.length === 0) return yield* Effect.fail(notLinked)
+          const [target, ...others] = chosen
+          if (target === undefined || others.length > 0) {
+            return yield* Effect.fail(
+              ApiError.make("VALIDATION_FAILED", "Two identities of this provider are linked: name one", {
+                field: "provider_user_id",
+                details: { provider_user_ids: chosen.map((i) => i.provider_key) }
+              })
+            )
+          }
+          const refusal = removalRefusal({
+            magicLink,
+            otherIdentities: all.filter((i) => i.id !== target.id && offered.has(i.provider)).length,
+            // Passkeys are counted once they exist beside this (issue 16's passkeys part).
+            passkeys: 0
+          })
+          if (refusal !== undefined) return yield* Effect.fail(refusal)
+          const removed = yield* repo.deleteIdentity(userId, target.id)
+          return removed ?? (yield* Effect.fail(notLinked))
+        })
+      )
+
+    return {
+      list: (userId: string) => repo.identitiesOf(userId),
+      remove
+    }
+  }),
+  dependencies: [OAuthRepo.Default]
+}) {}
