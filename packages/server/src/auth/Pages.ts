@@ -18,6 +18,7 @@ import { escapeHtml, page } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
 import { readCookie } from "../infra/Cookies.js"
 import { randomSecret } from "../infra/Secrets.js"
+import * as LoginButtons from "../oauth/LoginButtons.js"
 import { deviceOf, finishMagicLink, withCookies } from "./Http.js"
 import { CODE_COOKIE, MagicLinks } from "./MagicLinks.js"
 import { COOKIE, Sessions } from "./Sessions.js"
@@ -36,18 +37,23 @@ const hidden = (name: string, value: string | undefined) =>
     ? ""
     : `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`
 
-const loginForm = (invitation?: string, redirectAfter?: string, note = "") =>
+const loginForm = (invitation?: string, redirectAfter?: string, note = "", others = "", magicLink = true) =>
   page(
     "Sign in",
     `<h1>Sign in to Signalman</h1>
 ${note}
-<form method="post" action="/login">
+${others}
+${
+  magicLink
+    ? `<form method="post" action="/login">
   <label for="email">Email address</label>
   <input id="email" name="email" type="email" autocomplete="email" required>
   ${hidden("invitation", invitation)}${hidden("redirect_after", redirectAfter)}
   <button type="submit">Email me a sign-in link</button>
 </form>
 <p class="note">We send a link and a code. No password to remember.</p>`
+    : ""
+}`
   )
 
 const codeForm = (note = "") =>
@@ -102,8 +108,10 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const v = params[key]
           return typeof v === "string" ? v : undefined
         }
-        if (!enabled) return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
-        return loginForm(one("invitation"), one("redirect_after"))
+        // The other methods' parts of the page: OAuth providers (oauth/LoginButtons.ts).
+        if (!enabled && !LoginButtons.offered(config)) return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
+        const others = LoginButtons.buttons(config, one("invitation"), one("redirect_after"))
+        return loginForm(one("invitation"), one("redirect_after"), LoginButtons.notice(one("oauth")), others, enabled)
       })
     )
 

@@ -12,8 +12,10 @@ import { Sessions } from "../../auth/Sessions.js"
 import type { Route } from "../../http/RouteTable.js"
 import { toSessionInfo } from "../../me/Http.js"
 import { GRACE_DAYS, MeService } from "../../me/Me.js"
+import { SignInMethods } from "../../oauth/SignInMethods.js"
 import { Pages } from "../Page.js"
 import { type Html, html } from "../Template.js"
+import * as AccountProviders from "./AccountProviders.js"
 import { content } from "./Content.js"
 import * as Format from "./Format.js"
 
@@ -66,6 +68,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const me = yield* MeService
     const sessionStore = yield* Sessions
     const { page } = yield* Pages
+    const providers = yield* AccountProviders.make
     yield* router.get(
       "/settings/account",
       page("account", (viewer) =>
@@ -73,10 +76,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const document = yield* me.document(viewer.caller)
           const list = (yield* sessionStore.list(viewer.user.id)).map((row) => toSessionInfo(row, viewer.sessionId))
           const now = new Date()
+          const providerSection = yield* providers(viewer.user.id)
           return content(
             "Account",
             html`<div class="page-head"><h1>Your account</h1></div>
 ${profile(document, now)}
+${providerSection}
 ${sessions(list, now)}
 ${deletion}`
           )
@@ -84,4 +89,4 @@ ${deletion}`
       )
     )
   })
-).pipe(Layer.provide([MeService.Default, Sessions.Default]))
+).pipe(Layer.provide([MeService.Default, Sessions.Default, SignInMethods.Default]))
