@@ -9,8 +9,8 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Authentication from "../auth/Authentication.js"
+import { deviceOf } from "../auth/Http.js"
 import { requireSession } from "../auth/Policy.js"
-import { Sessions } from "../auth/Sessions.js"
 import { publicBaseUrl } from "../config/Config.js"
 import { OAuth } from "./OAuth.js"
 import { callbackUrl } from "./Pages.js"
@@ -31,7 +31,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "signInMethods", (handle
   Effect.gen(function* () {
     const oauth = yield* OAuth
     const methods = yield* SignInMethods
-    const sessions = yield* Sessions
     const base = yield* publicBaseUrl
     return handlers
       .handle("link", ({ path }) =>
@@ -54,14 +53,18 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "signInMethods", (handle
           return { data: (yield* methods.list(caller.user.id)).map(toSignInMethod) }
         })
       )
-      .handle("remove", ({ path, urlParams }) =>
+      .handle("remove", ({ path, urlParams, request }) =>
         Effect.gen(function* () {
           const caller = yield* Caller
           const sessionId = yield* requireSession
-          yield* methods.remove(caller.user.id, path.provider, urlParams.provider_user_id)
-          // Whoever removed a way in may be shutting out someone who took it: every other session ends.
-          yield* sessions.revokeAll(caller.user.id, sessionId)
+          yield* methods.remove({
+            userId: caller.user.id,
+            sessionId,
+            provider: path.provider,
+            providerUserId: urlParams.provider_user_id,
+            device: deviceOf(request)
+          })
         })
       )
   })
-).pipe(Layer.provide([OAuth.Default, SignInMethods.Default, Sessions.Default, Authentication.layer]))
+).pipe(Layer.provide([OAuth.Default, SignInMethods.Default, Authentication.layer]))

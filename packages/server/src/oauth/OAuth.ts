@@ -20,6 +20,7 @@ import { Attempts, type FailureReason } from "../auth/Attempts.js"
 import { type Device, Sessions } from "../auth/Sessions.js"
 import { type AccountMatch, SignIn } from "../auth/SignIn.js"
 import { AppConfig } from "../config/Config.js"
+import { CredentialEvents } from "../credentials/CredentialEvents.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { randomSecret, sha256 } from "../infra/Secrets.js"
 import * as Protocols from "./Protocols.js"
@@ -75,6 +76,7 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
     const sessions = yield* Sessions
     const accounts = yield* Accounts
     const signIn = yield* SignIn
+    const credentialEvents = yield* CredentialEvents
 
     /** A new dance: the consent URL the browser is sent to. */
     const begin = (input: Begin & { readonly redirectUri: string }) =>
@@ -170,8 +172,21 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
         })
       )
 
-    /** The callback, in its three phases. */
-    const callback = (input: Callback): Effect.Effect<{ outcome: Outcome; linked?: Linked }, ApiError.ApiError> =>
+    /** The callback, in its three phases; after commit, an identity linked is a credential change on record. */
+    const callback = (input: Callback): Effect.Effect<Outcome, ApiError.ApiError> =>
+      Effect.tap(phases(input), ({ linked }) =>
+        linked === undefined
+          ? Effect.void
+          : credentialEvents.added({
+              userId: linked.userId,
+              method: linked.provider,
+              origin: linked.origin,
+              label: linked.label,
+              device: input.device
+            })
+      ).pipe(Effect.map(({ outcome }) => outcome))
+
+    const phases = (input: Callback): Effect.Effect<{ outcome: Outcome; linked?: Linked }, ApiError.ApiError> =>
       Effect.gen(function* () {
         const setup = yield* Providers.require(config, input.provider)
         const provider = setup.provider
@@ -265,7 +280,14 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
     return { begin, callback }
   }),
   // SignIn redeems carried invitations: the port is bound where the process is composed (App.ts).
-  dependencies: [OAuthRepo.Default, Attempts.Default, Sessions.Default, Accounts.Default, SignIn.Default]
+  dependencies: [
+    OAuthRepo.Default,
+    Attempts.Default,
+    Sessions.Default,
+    Accounts.Default,
+    SignIn.Default,
+    CredentialEvents.Default
+  ]
 }) {}
 
 type StateCarried = { readonly invitation_token: string | null; readonly redirect_after: string | null }

@@ -102,7 +102,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           })
         )
         if (result._tag === "Left") return yield* refusal(request, result.left)
-        const { outcome } = result.right
+        const outcome = result.right
         if (outcome._tag === "Redirect") return redirect(outcome.location)
         yield* withCookies([[COOKIE, outcome.cookie, outcome.maxAgeSecs]])
         return redirect(outcome.redirect)

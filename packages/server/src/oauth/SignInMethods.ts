@@ -7,7 +7,9 @@
 import * as ApiError from "@signalman/core/ApiError"
 import { isProvider, removalRefusal } from "@signalman/core/OAuth"
 import * as Effect from "effect/Effect"
+import type { Device } from "../auth/Sessions.js"
 import { AppConfig } from "../config/Config.js"
+import { CredentialEvents } from "../credentials/CredentialEvents.js"
 import * as Providers from "./Providers.js"
 import { type IdentityRow, OAuthRepo } from "./Repo.js"
 
@@ -17,11 +19,33 @@ export class SignInMethods extends Effect.Service<SignInMethods>()("Signalman/Si
     const config = yield* AppConfig
     const offered = new Set(Providers.ready(config).map((setup) => setup.provider))
     const magicLink = config["auth.enabled_methods"].includes("magic_link")
+    const credentialEvents = yield* CredentialEvents
 
     const notLinked = ApiError.make("NOT_FOUND", "No such provider is linked to your account", { field: "provider" })
 
-    /** Removes the identity; the row removed. */
-    const remove = (
+    /**
+     * Removes the identity, then records the change: the account mail, and every other session of the account
+     * signed out (whoever removed a way in may be shutting out someone who took it).
+     */
+    const remove = (input: {
+      readonly userId: string
+      readonly sessionId: string
+      readonly provider: string
+      readonly providerUserId: string | undefined
+      readonly device: Device
+    }): Effect.Effect<IdentityRow, ApiError.ApiError> =>
+      Effect.tap(removeIdentity(input.userId, input.provider, input.providerUserId), (removed) =>
+        credentialEvents.removed({
+          userId: input.userId,
+          method: removed.provider,
+          origin: "session",
+          label: removed.label,
+          device: input.device,
+          keepSessionId: input.sessionId
+        })
+      )
+
+    const removeIdentity = (
       userId: string,
       provider: string,
       providerUserId: string | undefined
@@ -61,5 +85,5 @@ export class SignInMethods extends Effect.Service<SignInMethods>()("Signalman/Si
       remove
     }
   }),
-  dependencies: [OAuthRepo.Default]
+  dependencies: [OAuthRepo.Default, CredentialEvents.Default]
 }) {}

@@ -70,6 +70,18 @@ const me = (browser: Browser.Browser) => Effect.map(browser.request("/api/v1/me"
 const methodsOf = (browser: Browser.Browser) =>
   Effect.map(browser.request("/api/v1/me/sign-in-methods"), (reply) => Http.expectOk(reply, Methods).data)
 
+/** The credential-change rows of a person, oldest first. */
+const events = (userId: string) =>
+  Effect.flatMap(Fixture.server, (server) =>
+    server.sql<{ readonly change: string; readonly method: string; readonly origin: string; readonly label: string }>`
+      SELECT change, method, origin, label FROM credential_events WHERE user_id = ${userId} ORDER BY created_at, id
+    `.pipe(Effect.orDie)
+  )
+
+/** The mails an address received, waiting for the `count`th. */
+const mails = (email: string, count: number) =>
+  Effect.flatMap(Fixture.smtp, (smtp) => Effect.promise(() => smtp.waitFor(email, count)))
+
 const usersWith = (email: string) =>
   Effect.flatMap(Fixture.server, (server) =>
     server.sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM users WHERE email = ${email}`.pipe(
@@ -116,6 +128,9 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
       expect(method?.label).toBe(persona.login)
       expect(method?.last_used_at).not.toBeNull()
       expect(yield* lastAttempt("github_oauth")).toEqual({ success: true, failure_reason: null })
+      expect(yield* events(first.id)).toEqual([
+        { change: "added", method: "github", origin: "signup", label: persona.login }
+      ])
 
       // Again, from a fresh browser: the same account, no second org.
       const again = Browser.make(server.baseUrl)
@@ -257,6 +272,10 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
         expect((yield* dance(browser, "github")).callback.headers.get("location")).toBe("/")
         expect((yield* me(browser)).id).toBe(alice.userId)
         expect((yield* methodsOf(alice.browser)).map((m) => m.provider)).toEqual(["github"])
+        // Linked by address: on record as email_match, and the account is told, naming the provider.
+        expect((yield* events(alice.userId)).map((e) => [e.method, e.origin])).toEqual([["github", "email_match"]])
+        const told = (yield* mails(alice.email, 2))[1]
+        expect(`${told?.subject ?? ""}\n${told?.text ?? ""}`).toContain("GitHub")
 
         // Deleted, then Google with the same address: the session opens on /account/restore and the account stays
         // deleted.
@@ -270,6 +289,8 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
         const still = yield* me(other)
         expect(still.id).toBe(bob.userId)
         expect(still.deletion_scheduled_for).not.toBeNull()
+        // Recorded, not mailed inside the grace window.
+        expect((yield* events(bob.userId)).map((e) => [e.method, e.origin])).toEqual([["google", "email_match"]])
       })
   )
 
@@ -425,7 +446,7 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
     })
   )
 
-  it.effect("linking from a session: CSRF applies, the identity joins the account, and a session mail event", () =>
+  it.effect("linking from a session: CSRF applies, the identity joins the account, recorded and mailed", () =>
     Effect.gen(function* () {
       const fakes = yield* Fakes
       const alice = yield* Fixture.person({ label: "linker" })
@@ -449,6 +470,11 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
       const done = yield* alice.browser.request(pathOf(back))
       expect(done.headers.get("location")).toBe("/settings/account?linked=microsoft")
       expect((yield* methodsOf(alice.browser)).map((m) => m.provider)).toEqual(["microsoft"])
+      expect((yield* events(alice.userId)).map((e) => [e.change, e.method, e.origin])).toEqual([
+        ["added", "microsoft", "session"]
+      ])
+      const told = (yield* mails(alice.email, 2))[1]
+      expect(`${told?.subject ?? ""}\n${told?.text ?? ""}`).toContain("Microsoft")
       // Signing in with it opens Alice's account.
       const browser = Browser.make((yield* Fixture.server).baseUrl)
       expect((yield* dance(browser, "microsoft")).callback.headers.get("location")).toBe("/")
@@ -521,6 +547,11 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
       expect(removed.status).toBe(204)
       expect((yield* methodsOf(alice.browser)).map((m) => m.provider_user_id)).toEqual([String(first.id)])
       expect((yield* laptop.request("/api/v1/me")).status).toBe(401)
+      expect((yield* events(alice.userId)).at(-1)).toMatchObject({
+        change: "removed",
+        method: "github",
+        origin: "session"
+      })
       expect((yield* alice.browser.request("/api/v1/me")).status).toBe(200)
       // With magic links offered, even the last provider goes.
       expect((yield* alice.browser.request("/api/v1/me/sign-in-methods/github", { method: "DELETE" })).status).toBe(204)
