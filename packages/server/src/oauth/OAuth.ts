@@ -123,7 +123,8 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
             provider,
             provider_key: profile.key,
             email: profile.email,
-            label: profile.label
+            label: profile.label,
+            signed_in: false
           })
           return { _tag: "Linked" } as const
         })
@@ -156,7 +157,8 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
                       provider,
                       provider_key: profile.key,
                       email: profile.email ?? null,
-                      label: profile.label
+                      label: profile.label,
+                      signed_in: true
                     }),
                     Effect.sync(() => {
                       linked = {

@@ -52,7 +52,9 @@ export const NewIdentity = Schema.Struct({
   provider: Provider,
   provider_key: Schema.String,
   email: Schema.NullOr(Schema.String),
-  label: Schema.String
+  label: Schema.String,
+  /** Signed in with it as it was linked (a sign-up or an address match), rather than linked from a session. */
+  signed_in: Schema.Boolean
 })
 
 const ProviderKey = Schema.Struct({ provider: Provider, provider_key: Schema.String })
@@ -95,7 +97,8 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("Signalman/OAuthRepo"
       Request: NewIdentity,
       execute: (i) => sql`
         INSERT INTO oauth_identities (id, user_id, provider, provider_key, email, label, last_used_at)
-        VALUES (${i.id}, ${i.user_id}, ${i.provider}, ${i.provider_key}, ${i.email}, ${i.label}, now())
+        VALUES (${i.id}, ${i.user_id}, ${i.provider}, ${i.provider_key}, ${i.email}, ${i.label},
+                CASE WHEN ${i.signed_in} THEN now() END)
       `
     })
 

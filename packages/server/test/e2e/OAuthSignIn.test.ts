@@ -469,7 +469,10 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
       const back = yield* consent(started.redirect)
       const done = yield* alice.browser.request(pathOf(back))
       expect(done.headers.get("location")).toBe("/settings/account?linked=microsoft")
-      expect((yield* methodsOf(alice.browser)).map((m) => m.provider)).toEqual(["microsoft"])
+      const [linked] = yield* methodsOf(alice.browser)
+      expect(linked?.provider).toBe("microsoft")
+      // Linked, not yet used to sign in.
+      expect(linked?.last_used_at).toBeNull()
       expect((yield* events(alice.userId)).map((e) => [e.change, e.method, e.origin])).toEqual([
         ["added", "microsoft", "session"]
       ])
