@@ -11,7 +11,7 @@ import { Attempts, type Method } from "./Attempts.js"
 import { CarriedInvitation } from "./CarriedInvitation.js"
 import { type Device, Sessions } from "./Sessions.js"
 
-export interface Completion {
+export interface Completion<E = never> {
   readonly email: string
   readonly method: Method
   readonly invitation: string | null
@@ -22,7 +22,7 @@ export interface Completion {
   /** The account the method already knows (a linked OAuth identity): signed in as is, not looked up by address. */
   readonly user?: UserRow | undefined
   /** Runs once the account is found or opened, before the invitation and the session: OAuth links its identity. */
-  readonly onAccount?: ((user: UserRow, how: AccountMatch) => Effect.Effect<void>) | undefined
+  readonly onAccount?: ((user: UserRow, how: AccountMatch) => Effect.Effect<void, E>) | undefined
 }
 
 /** How the account was reached: known to the method, matched by its address, or opened now. */
@@ -50,7 +50,7 @@ export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
     const attempts = yield* Attempts
     const config = yield* AppConfig
 
-    const complete = (input: Completion): Effect.Effect<Outcome> =>
+    const complete = <E = never>(input: Completion<E>): Effect.Effect<Outcome, E> =>
       Effect.gen(function* () {
         let user = input.user ?? (yield* accounts.byEmail(input.email))
         let how: AccountMatch = input.user === undefined ? "email_match" : "known"

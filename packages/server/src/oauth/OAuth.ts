@@ -15,12 +15,13 @@ import * as ApiError from "@signalman/core/ApiError"
 import type { UserId } from "@signalman/core/Identity"
 import { type Provider, providerNames } from "@signalman/core/OAuth"
 import * as Effect from "effect/Effect"
-import { Accounts, type UserRow } from "../accounts/Accounts.js"
+import { Accounts, normalizeEmail, type UserRow } from "../accounts/Accounts.js"
 import { Attempts, type FailureReason } from "../auth/Attempts.js"
 import { type Device, Sessions } from "../auth/Sessions.js"
 import { type AccountMatch, SignIn } from "../auth/SignIn.js"
 import { AppConfig } from "../config/Config.js"
 import { CredentialEvents } from "../credentials/CredentialEvents.js"
+import type { UniqueViolation } from "../database/UniqueViolation.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { randomSecret, sha256 } from "../infra/Secrets.js"
 import * as Protocols from "./Protocols.js"
@@ -108,10 +109,16 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
     const refuse = (provider: Provider, reason: FailureReason, device: Device, userId?: string) =>
       attempts.record({ method: `${provider}_oauth`, success: false, failureReason: reason, userId, ...device })
 
+    // Two callbacks linking one new identity at once: the unique index refuses the second, whose transaction rolls
+    // back and runs again, finding the identity the first linked.
+    const onceMoreIfRaced = <A, R>(run: () => Effect.Effect<A, UniqueViolation, R>) =>
+      Effect.catchTag(run(), "UniqueViolation", () => Effect.orDie(run()))
+
     /** Phase C of a link: the identity goes to the signed-in account, unless another account holds it. */
     const link = (provider: Provider, userId: UserId, profile: Protocols.Profile) =>
       repo.transaction(
         Effect.gen(function* () {
+          yield* repo.lock(`oauth:${provider}:${profile.key}`)
           const existing = yield* repo.identityByKey(provider, profile.key)
           if (existing !== undefined) {
             return existing.user_id === userId ? ({ _tag: "Already" } as const) : ({ _tag: "TakenByAnother" } as const)
@@ -122,7 +129,7 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
             user_id: userId,
             provider,
             provider_key: profile.key,
-            email: profile.email,
+            email: normalizeEmail(profile.email),
             label: profile.label,
             signed_in: false
           })
@@ -134,10 +141,14 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
     const signInWith = (provider: Provider, profile: Protocols.Profile, input: Callback, state: StateCarried) =>
       repo.transaction(
         Effect.gen(function* () {
+          yield* repo.lock(`oauth:${provider}:${profile.key}`)
           const identity = yield* repo.identityByKey(provider, profile.key)
           const known: UserRow | undefined = identity === undefined ? undefined : yield* accounts.byId(identity.user_id)
-          const email = profile.email ?? known?.email
+          // Addresses are kept lower-cased (accounts/Accounts.ts); a provider may send them as typed.
+          const attested = profile.email === undefined ? undefined : normalizeEmail(profile.email)
+          const email = attested ?? known?.email
           if (email === undefined) return { _tag: "NoVerifiedEmail" } as const
+          if (known === undefined) yield* repo.lock(`sign_up:${email}`)
           let linked: Linked | undefined
           const outcome = yield* signIn.complete({
             email,
@@ -149,14 +160,14 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
             user: known,
             onAccount: (user: UserRow, how: AccountMatch) =>
               identity !== undefined
-                ? repo.touchIdentity(identity.id, profile.email ?? null, profile.label)
+                ? repo.touchIdentity(identity.id, attested ?? null, profile.label)
                 : Effect.zipRight(
                     repo.insertIdentity({
                       id: uuidv7(),
                       user_id: user.id,
                       provider,
                       provider_key: profile.key,
-                      email: profile.email ?? null,
+                      email: attested ?? null,
                       label: profile.label,
                       signed_in: true
                     }),
@@ -248,7 +259,7 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
         // Phase C.
         if (state.link_user_id !== null) {
           const userId = state.link_user_id
-          const result = yield* link(provider, userId, profile)
+          const result = yield* onceMoreIfRaced(() => link(provider, userId, profile))
           switch (result._tag) {
             case "NoVerifiedEmail":
               yield* refuse(provider, "no_verified_email", device, userId)
@@ -264,7 +275,7 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
               }
           }
         }
-        const result = yield* signInWith(provider, profile, input, state)
+        const result = yield* onceMoreIfRaced(() => signInWith(provider, profile, input, state))
         if (result._tag === "NoVerifiedEmail") {
           yield* refuse(provider, "no_verified_email", device)
           return { outcome: { _tag: "Redirect", location: loginWith("no_verified_email", state) } }

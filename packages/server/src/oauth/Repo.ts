@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Transaction from "../database/Transaction.js"
+import { refusable } from "../database/UniqueViolation.js"
 
 /** A dance begun: what the callback needs back. */
 export const NewState = Schema.Struct({
@@ -133,14 +134,25 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("Signalman/OAuthRepo"
       execute: (userId) => sql`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`
     })
 
+    const lock = SqlSchema.void({
+      Request: Schema.String,
+      execute: (name) => sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`
+    })
+
     return {
       transaction: Transaction.make(sql),
+      /**
+       * Holds a named lock to the end of the transaction: phase C takes `oauth:<provider>:<key>` and
+       * `sign_up:<address>`, so two callbacks for one new person wait for each other instead of both opening it.
+       */
+      lock: (name: string) => Effect.orDie(lock(name)),
       insertState: (state: typeof NewState.Type) => Effect.orDie(insertState(state)),
       /** Deletes the state a hash names and answers what it carried, in one statement; undefined when unknown. */
       consumeState: (stateHash: Uint8Array) => Effect.map(Effect.orDie(consumeState(stateHash)), Option.getOrUndefined),
       identityByKey: (provider: Provider, providerKey: string) =>
         Effect.map(Effect.orDie(identityByKey({ provider, provider_key: providerKey })), Option.getOrUndefined),
-      insertIdentity: (identity: typeof NewIdentity.Type) => Effect.orDie(insertIdentity(identity)),
+      /** Links an identity; `UniqueViolation` when another request linked the same one first. */
+      insertIdentity: (identity: typeof NewIdentity.Type) => refusable(insertIdentity(identity)),
       /** Records a sign-in with the identity, refreshing what the provider now says about it. */
       touchIdentity: (id: string, email: string | null, label: string) =>
         Effect.orDie(touchIdentity({ id, email, label })),

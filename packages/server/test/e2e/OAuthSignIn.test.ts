@@ -175,11 +175,13 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
       const { server } = yield* Fixture.Fixture
       const fakes = yield* Fakes
       const email = uniqueEmail("google")
-      fakes.as("google", { sub: `g-${nextId++}`, email, email_verified: true })
+      // Sent as the person typed it: kept lower-cased, as every address is.
+      const typed = email.replace(/^g/, "G").replace("example.com", "Example.COM")
+      fakes.as("google", { sub: `g-${nextId++}`, email: typed, email_verified: true })
       const browser = Browser.make(server.baseUrl)
       expect((yield* dance(browser, "google")).callback.headers.get("location")).toBe("/")
       expect((yield* me(browser)).email).toBe(email)
-      expect((yield* methodsOf(browser))[0]?.label).toBe(email)
+      expect((yield* methodsOf(browser))[0]?.label).toBe(typed)
 
       const unverified = uniqueEmail("google-unverified")
       fakes.as("google", { sub: `g-${nextId++}`, email: unverified, email_verified: false })
@@ -292,6 +294,30 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
         // Recorded, not mailed inside the grace window.
         expect((yield* events(bob.userId)).map((e) => [e.method, e.origin])).toEqual([["google", "email_match"]])
       })
+  )
+
+  it.effect("two callbacks opening one new identity at once: one account, one identity, both signed in", () =>
+    Effect.gen(function* () {
+      const { server } = yield* Fixture.Fixture
+      const fakes = yield* Fakes
+      const email = uniqueEmail("race")
+      fakes.as("google", { sub: `g-${nextId++}`, email, email_verified: true })
+      const tabs = [Browser.make(server.baseUrl), Browser.make(server.baseUrl)]
+      const backs = yield* Effect.forEach(tabs, (tab) =>
+        Effect.flatMap(tab.request("/auth/google/login"), (start) => consent(start.headers.get("location") ?? ""))
+      )
+      const replies = yield* Effect.forEach(tabs, (tab, i) => tab.request(pathOf(backs[i] ?? "")), {
+        concurrency: "unbounded"
+      })
+      expect(replies.map((r) => [r.status, r.headers.get("location")])).toEqual([
+        [303, "/"],
+        [303, "/"]
+      ])
+      const ids = yield* Effect.forEach(tabs, (tab) => Effect.map(me(tab), (m) => m.id))
+      expect(ids[0]).toBe(ids[1])
+      expect(yield* usersWith(email)).toBe(1)
+      expect(yield* methodsOf(tabs[0] ?? Browser.make(server.baseUrl))).toHaveLength(1)
+    })
   )
 
   it.effect("the fixation defence: the session the browser came with ends; a carried redirect_after is followed", () =>
