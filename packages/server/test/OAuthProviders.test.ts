@@ -46,7 +46,8 @@ describe("OAuth providers offered", () => {
         const refused = yield* Effect.flip(Providers.require(values, provider))
         expect([refused.status, refused.code, refused.field]).toEqual([404, "AUTH_METHOD_UNAVAILABLE", "provider"])
       }
-    }))
+    })
+  )
 
   it.effect("says at boot, once per incomplete provider, which settings it lacks", () =>
     Effect.gen(function* () {
@@ -61,5 +62,6 @@ describe("OAuth providers offered", () => {
       expect(lines[0]).toContain("Google is enabled but incompletely configured")
       expect(lines[0]).toContain("auth.google.client_id")
       expect(lines[1]).toContain('"missing":["auth.microsoft.client_secret"]')
-    }))
+    })
+  )
 })
