@@ -109,8 +109,8 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
     const refuse = (provider: Provider, reason: FailureReason, device: Device, userId?: string) =>
       attempts.record({ method: `${provider}_oauth`, success: false, failureReason: reason, userId, ...device })
 
-    // Two callbacks linking one new identity at once: the unique index refuses the second, whose transaction rolls
-    // back and runs again, finding the identity the first linked.
+    // Phase C holds the identity's lock, so callbacks for one identity take turns; should an insert still meet the
+    // unique index, its transaction rolls back and runs once more, finding the identity the other linked.
     const onceMoreIfRaced = <A, R>(run: () => Effect.Effect<A, UniqueViolation, R>) =>
       Effect.catchTag(run(), "UniqueViolation", () => Effect.orDie(run()))
 
