@@ -105,7 +105,8 @@ const apiGroups = Layer.mergeAll(
   Operations.layer,
   // Sign-in accepts an invitation the link carried.
   AuthHttp.layer.pipe(Layer.provide(carriedInvitation)),
-  MeHttp.layer,
+  // The data export lists the account's status pages.
+  MeHttp.layer.pipe(Layer.provide(statusPages)),
   // Signing in with a provider accepts an invitation the dance carried.
   OAuthHttp.layer.pipe(Layer.provide(carriedInvitation)),
   OrgsHttp.layer,

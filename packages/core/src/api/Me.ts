@@ -20,6 +20,7 @@ import {
   SessionId,
   SessionInfo
 } from "../Identity.js"
+import { AccountExport } from "./AccountExport.js"
 import { Authentication } from "./Authentication.js"
 import { anyCaller, sessionOnly } from "./RequiredScope.js"
 
@@ -46,6 +47,12 @@ export class MeApi extends HttpApiGroup.make("me")
       .addSuccess(Me)
       .addError(ApiError.Wire.UnprocessableEntity)
       .annotate(OpenApi.Summary, "Cancel a scheduled deletion (session only)")
+  )
+  .add(
+    HttpApiEndpoint.get("export", "/me/export")
+      .annotateContext(sessionOnly)
+      .addSuccess(AccountExport)
+      .annotate(OpenApi.Summary, "The account's data as one JSON document, offered as a file (session only)")
   )
   .add(
     HttpApiEndpoint.get("usage", "/me/usage")

@@ -46,9 +46,10 @@ const pathnameOf = (url: string) => {
   return q === -1 ? url : url.slice(0, q)
 }
 
-// A soft-deleted account keeps a session so its owner can see the state and restore it; nothing else.
+// A soft-deleted account keeps a session so its owner can see the state and restore it, and take their data with
+// them before it is purged (the export); nothing else.
 const allowedWhileDeleted = (method: string, pathname: string) =>
-  (method === "GET" && pathname === "/api/v1/me") ||
+  (method === "GET" && (pathname === "/api/v1/me" || pathname === "/api/v1/me/export")) ||
   (method === "POST" && pathname === "/api/v1/me/restore") ||
   pathname === "/auth/logout" ||
   pathname === "/auth/logout-all"

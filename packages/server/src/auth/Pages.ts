@@ -6,13 +6,12 @@
  * - `POST /login`: requests the link, then shows the code form.
  * - `POST /login/code`: redeems the code in the browser that asked, then redirects.
  * - `GET /auth/magic-link/verify?token=`: the mailed link; 410 with an explanation when it cannot be used.
- * - `GET /account/restore`: for an account being deleted (the dashboard, from `/`, is `dashboard/`).
+ * (`GET /account/restore`, where an account being deleted lands, is the dashboard's: `dashboard/RestorePage.ts`.)
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
-import { Accounts } from "../accounts/Accounts.js"
 import { AppConfig } from "../config/Config.js"
 import { escapeHtml, page } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
@@ -21,15 +20,13 @@ import { randomSecret } from "../infra/Secrets.js"
 import * as LoginButtons from "../oauth/LoginButtons.js"
 import { deviceOf, finishMagicLink, withCookies } from "./Http.js"
 import { CODE_COOKIE, MagicLinks } from "./MagicLinks.js"
-import { COOKIE, Sessions } from "./Sessions.js"
 import { SignIn } from "./SignIn.js"
 
 export const routes: ReadonlyArray<Route> = [
   { method: "GET", path: "/login", body: "none" },
   { method: "POST", path: "/login", body: "other" },
   { method: "POST", path: "/login/code", body: "other" },
-  { method: "GET", path: "/auth/magic-link/verify", body: "none" },
-  { method: "GET", path: "/account/restore", body: "none" }
+  { method: "GET", path: "/auth/magic-link/verify", body: "none" }
 ]
 
 const hidden = (name: string, value: string | undefined) =>
@@ -87,18 +84,9 @@ export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const magicLinks = yield* MagicLinks
     const signIn = yield* SignIn
-    const sessions = yield* Sessions
-    const accounts = yield* Accounts
     const config = yield* AppConfig
     const enabled = config["auth.enabled_methods"].includes("magic_link")
     const expirySecs = config["auth.magic_link.expiry_minutes"] * 60
-
-    const currentUser = (request: HttpServerRequest.HttpServerRequest) =>
-      Effect.gen(function* () {
-        const cookie = readCookie(request.headers["cookie"], COOKIE)
-        const session = cookie === undefined ? undefined : yield* sessions.live(cookie)
-        return session === undefined ? undefined : yield* accounts.byId(session.user_id)
-      })
 
     yield* router.get(
       "/login",
@@ -176,21 +164,6 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         if (redeemed._tag === "Left") return expired
         const outcome = yield* finishMagicLink(signIn, redeemed.right, request, device)
         return outcome._tag === "SignupClosed" ? expired : redirect(outcome.redirect)
-      })
-    )
-
-    yield* router.get(
-      "/account/restore",
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const user = yield* currentUser(request)
-        if (user === undefined) return redirect("/login")
-        return page(
-          "Restore your account",
-          `<h1>Your account is scheduled for deletion</h1>
-<p>It will be deleted for good on ${escapeHtml(user.purge_after?.toISOString().slice(0, 10) ?? "the end of its grace period")}.
-Until then you can restore it: <code>POST /api/v1/me/restore</code>.</p>`
-        )
       })
     )
   })

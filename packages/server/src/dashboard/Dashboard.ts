@@ -21,6 +21,7 @@ import * as Detail from "./monitors/Detail.js"
 import * as Editor from "./monitors/Editor.js"
 import * as Overview from "./monitors/Overview.js"
 import { Pages } from "./Page.js"
+import * as RestorePage from "./RestorePage.js"
 import * as Settings from "./settings/Settings.js"
 import * as StatusPages from "./statuspages/Routes.js"
 import { html } from "./Template.js"
@@ -33,7 +34,17 @@ const frameRoutes: ReadonlyArray<Route> = [
 ]
 
 /** Every page group: its routes and its layer. */
-const groups = [Overview, LiveEvents, Editor, Detail, IncidentPages, MaintenancePages, StatusPages, Settings] as const
+const groups = [
+  Overview,
+  LiveEvents,
+  Editor,
+  Detail,
+  IncidentPages,
+  MaintenancePages,
+  StatusPages,
+  Settings,
+  RestorePage
+] as const
 
 export const routes: ReadonlyArray<Route> = [...frameRoutes, ...groups.flatMap((group) => group.routes)]
 

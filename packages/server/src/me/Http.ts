@@ -5,6 +5,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as ApiError from "@signalman/core/ApiError"
+import * as AccountExport from "@signalman/core/api/AccountExport"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import { Caller } from "@signalman/core/api/Authentication"
 import { ApiToken, CreatedApiToken, SessionInfo } from "@signalman/core/Identity"
@@ -12,6 +13,7 @@ import * as Scope from "@signalman/core/Scope"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { AccountData } from "../accountdata/AccountData.js"
 import { Accounts } from "../accounts/Accounts.js"
 import { ApiTokens, type TokenRow } from "../auth/ApiTokens.js"
 import * as Authentication from "../auth/Authentication.js"
@@ -57,6 +59,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
     const accounts = yield* Accounts
     const plans = yield* Plans
     const quotaEvents = yield* QuotaEvents
+    const accountData = yield* AccountData
+    const exportJson = HttpServerResponse.schemaJson(AccountExport.AccountExport)
 
     // The document is answered pre-encoded; the contract's `Me` schema is what encodes it (EncodedMe.ts).
     const encoded = new EncodedMe()
@@ -81,6 +85,17 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
           const caller = yield* Caller
           yield* me.restore(caller)
           return yield* me.document(caller)
+        })
+      )
+      .handle("export", () =>
+        Effect.gen(function* () {
+          const sessionId = yield* requireSession
+          const at = new Date()
+          const document = yield* accountData.exportOf(yield* Caller, sessionId, at)
+          // Offered as a file: a browser following the account page's link saves it instead of showing it.
+          return yield* exportJson(document, {
+            headers: { "content-disposition": `attachment; filename="${AccountExport.fileName(at)}"` }
+          }).pipe(Effect.orDie)
         })
       )
       .handle("usage", () => Effect.flatMap(Caller, me.usage))
@@ -162,6 +177,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
 ).pipe(
   Layer.provide([
     MeService.Default,
+    AccountData.Default,
     Sessions.Default,
     ApiTokens.Default,
     Accounts.Default,

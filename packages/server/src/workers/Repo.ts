@@ -31,11 +31,20 @@ export class SweepersRepo extends Effect.Service<SweepersRepo>()("Signalman/Swee
       execute: (accountId) =>
         sql.withTransaction(
           Effect.gen(function* () {
-            // Memberships, sessions, tokens and invitations go with their orgs and users (ON DELETE CASCADE);
-            // attempts and support requests keep their rows with the person's id cleared.
+            // Still due, held until the end: a restore that landed since the account was listed wins.
+            const due = yield* sql`
+              SELECT id FROM accounts
+              WHERE id = ${accountId} AND deleted_at IS NOT NULL AND purge_after < now()
+              FOR UPDATE
+            `
+            if (due.length === 0) return
+            // Memberships, sessions, tokens, invitations and credential events go with their orgs and users
+            // (ON DELETE CASCADE). The sign-in attempts are in the person's data export, so they go too (the
+            // column alone would only be cleared); support requests keep their rows with the person's id cleared.
+            yield* sql`DELETE FROM auth_attempts WHERE user_id IN (SELECT id FROM users WHERE account_id = ${accountId})`
             yield* sql`DELETE FROM orgs WHERE account_id = ${accountId}`
             yield* sql`DELETE FROM users WHERE account_id = ${accountId}`
-            return yield* sql`DELETE FROM accounts WHERE id = ${accountId} AND purge_after < now()`
+            yield* sql`DELETE FROM accounts WHERE id = ${accountId}`
           })
         )
     })

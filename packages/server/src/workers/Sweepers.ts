@@ -7,8 +7,9 @@
  * - sessions: ended (expired or revoked) more than 7 days ago, hourly;
  * - rate windows: older than ten minutes, every 10 minutes;
  * - heartbeat pings: older than 14 days, and their outputs older than 7 days, hourly;
- * - accounts whose 30-day deletion grace has passed: purged for good (people, orgs and everything they own),
- *   hourly, one account per transaction;
+ * - accounts whose 30-day deletion grace has passed: purged for good (people, orgs and everything they own, with
+ *   everything the data export lists: sessions, tokens, credential events, sign-in attempts), hourly, one account
+ *   per transaction, skipped when a restore landed since it was listed;
  * - private status pages: viewer history (visit days, sign-ins) older than a year, password failures older than a
  *   day, ended viewer sessions and sign-in codes a day after they ended, hourly;
  * - probe agents' result receipts (the keys that make a redelivered result count once): after 7 days, hourly;

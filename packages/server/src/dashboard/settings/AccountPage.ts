@@ -1,13 +1,14 @@
 /**
  * `GET /settings/account`: the signed-in person's account, in sections that grow as sign-in methods arrive: the
- * profile, the places they are signed in (each revocable, or all at once), and deleting the account (a grace
- * period, then `/account/restore`). Read through the same `MeService` and `Sessions` as `/api/v1/me` and
+ * profile, the places they are signed in (each revocable, or all at once), recent sign-in activity, their data to
+ * download, and deleting the account (a grace period, then `/account/restore`). Read through the same `MeService` and `Sessions` as `/api/v1/me` and
  * `/api/v1/me/sessions`; the buttons write through those endpoints and `/auth/logout-all`.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type { Me, SessionInfo } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { Activity } from "../../accountdata/Activity.js"
 import { Sessions } from "../../auth/Sessions.js"
 import type { Route } from "../../http/RouteTable.js"
 import { toSessionInfo } from "../../me/Http.js"
@@ -15,6 +16,8 @@ import { GRACE_DAYS, MeService } from "../../me/Me.js"
 import { SignInMethods } from "../../oauth/SignInMethods.js"
 import { Pages } from "../Page.js"
 import { type Html, html } from "../Template.js"
+import * as AccountActivity from "./AccountActivity.js"
+import * as AccountData from "./AccountData.js"
 import * as AccountProviders from "./AccountProviders.js"
 import { content } from "./Content.js"
 import * as Format from "./Format.js"
@@ -67,6 +70,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const me = yield* MeService
     const sessionStore = yield* Sessions
+    const activity = yield* Activity
     const { page } = yield* Pages
     const providers = yield* AccountProviders.make
     yield* router.get(
@@ -83,10 +87,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 ${profile(document, now)}
 ${providerSection}
 ${sessions(list, now)}
+${yield* AccountActivity.section(activity, viewer.user.id, now)}
+${AccountData.section}
 ${deletion}`
           )
         })
       )
     )
   })
-).pipe(Layer.provide([MeService.Default, Sessions.Default, SignInMethods.Default]))
+).pipe(Layer.provide([MeService.Default, Sessions.Default, Activity.Default, SignInMethods.Default]))
