@@ -245,6 +245,10 @@ export const codes = {
   // Ours (docs/decisions.md, "Sign-in (issue 16)"): a passkey response that does not verify (unknown or retired
   // credential, bad signature, wrong origin or challenge); one code for all, so a guess learns nothing.
   PASSKEY_INVALID: 400,
+  // Ours (docs/decisions.md, "Sign-in (issue 16)"): the provider vouches for no address (403, as
+  // EMAIL_NOT_VERIFIED: who the person is was understood, the proof is not enough), and removing the last way in.
+  NO_VERIFIED_EMAIL: 403,
+  LAST_SIGN_IN_METHOD: 409,
   INTERNAL_ERROR: 500,
   NOT_READY: 503
 } as const satisfies Record<string, Status>

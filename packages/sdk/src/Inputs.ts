@@ -31,6 +31,7 @@ import type {
 } from "@signalman/core/api/Maintenance"
 import type { HistoryQuery, ListQuery, PageQuery } from "@signalman/core/api/Public"
 import type { RangeOnlyQuery, RangeQuery, ResultsQuery } from "@signalman/core/api/Results"
+import type { RemoveSignInMethodQuery } from "@signalman/core/api/SignInMethods"
 import type { LogoUpload } from "@signalman/core/api/StatusPages"
 import type { SubscribeQuery } from "@signalman/core/api/Subscriptions"
 import type { BulkCreate, ListTargets, SetRegions, TestCheck } from "@signalman/core/api/Targets"
@@ -178,6 +179,8 @@ export interface Queries {
   readonly subscriptions: { readonly subscribe: typeof SubscribeQuery }
   /** The variable list. */
   readonly variables: { readonly list: typeof ListVariables }
+  /** Which identity to remove when one provider is linked twice. */
+  readonly signInMethods: { readonly remove: typeof RemoveSignInMethodQuery }
   /** The channel list. */
   readonly channels: { readonly list: typeof ListChannels }
   /** The window list. */

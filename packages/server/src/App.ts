@@ -49,6 +49,9 @@ import { Maintenance } from "./maintenance/Maintenance.js"
 import * as ManualRestatement from "./manual/Restatement.js"
 import * as MeHttp from "./me/Http.js"
 import * as Notifier from "./notify/Notifier.js"
+import * as OAuthHttp from "./oauth/Http.js"
+import { OAuth } from "./oauth/OAuth.js"
+import * as OAuthPages from "./oauth/Pages.js"
 import * as Operations from "./operations/Http.js"
 import * as OperatorHttp from "./operator/Http.js"
 import * as OrgsHttp from "./orgs/Http.js"
@@ -109,6 +112,8 @@ const apiGroups = Layer.mergeAll(
   AuthHttp.layer.pipe(Layer.provide([carriedInvitation, passkeys])),
   // The data export lists the account's status pages.
   MeHttp.layer.pipe(Layer.provide([statusPages, passkeys])),
+  // Signing in with a provider accepts an invitation the dance carried.
+  OAuthHttp.layer.pipe(Layer.provide(carriedInvitation)),
   OrgsHttp.layer,
   OrgsHttp.publicLayer,
   OperatorHttp.layer,
@@ -133,6 +138,7 @@ const pages = (server: Liveness.Server) =>
     OpenApiRoute.layer(SignalmanApi),
     DocsPage.layer(SignalmanApi),
     Pages.layer,
+    OAuthPages.layer,
     Dashboard.layer,
     InvitationPages.layer,
     Logos.layer,
@@ -146,6 +152,7 @@ const pages = (server: Liveness.Server) =>
   ).pipe(
     Layer.provide([
       MagicLinks.Default,
+      OAuth.Default,
       SignIn.Default,
       Accounts.Default,
       Sessions.Default,
@@ -170,6 +177,7 @@ const api = (server: Liveness.Server, options: Serve.Options) =>
         { method: "GET", path: DOCS_PATH, body: "none" },
         { method: "GET", path: OpenApiRoute.PATH, body: "none" },
         ...Pages.routes,
+        ...OAuthPages.routes,
         ...Dashboard.routes,
         ...InvitationPages.routes,
         ...Logos.routes,

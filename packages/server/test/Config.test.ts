@@ -189,6 +189,26 @@ describe("checker.default_regions and checker.browser_path", () => {
   })
 })
 
+describe("OAuth provider settings", () => {
+  it("provider URLs are https only, refused at boot otherwise; the defaults are the providers' own", () => {
+    const values = ok({})
+    expect(values["auth.github.base_url"]).toBe("https://github.com")
+    expect(values["auth.github.api_url"]).toBe("https://api.github.com")
+    expect(values["auth.google.issuer"]).toBe("https://accounts.google.com")
+    expect(values["auth.microsoft.authority"]).toBe("https://login.microsoftonline.com")
+    expect(values["auth.microsoft.tenant"]).toBe("common")
+    for (const key of [
+      "AUTH__GITHUB__BASE_URL",
+      "AUTH__GITHUB__API_URL",
+      "AUTH__GOOGLE__ISSUER",
+      "AUTH__MICROSOFT__AUTHORITY",
+      "AUTH__GITLAB__BASE_URL"
+    ]) {
+      expect(refusal({ [key]: "http://provider.example" }), key).toContain("scheme https")
+    }
+  })
+})
+
 describe("docs/configuration.md", () => {
   it("lists every setting", () => {
     const doc = fs.readFileSync(path.resolve(__dirname, "../../../docs/configuration.md"), "utf8")

@@ -69,6 +69,17 @@ describe("sweepers", () => {
       `
       expect(yield* sweep("passkey_ceremonies")).toBe(1)
       expect((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM passkey_ceremonies`)[0]?.n).toBe(1)
+      yield* sql`
+        INSERT INTO oauth_states (state_hash, provider, expires_at) VALUES
+          (${hash("stale-state")}, 'github', now() - interval '1 second'),
+          (${hash("live-state")}, 'google', now() + interval '9 minutes')
+      `
+      yield* sql`
+        INSERT INTO oauth_identities (id, user_id, provider, provider_key, label)
+        VALUES (${uuidv7()}, ${userId}, 'github', '1', 'octocat')
+      `
+      expect(yield* sweep("oauth_states")).toBe(1)
+      expect(yield* sql`SELECT provider FROM oauth_states`).toEqual([{ provider: "google" }])
       expect(yield* sweep("idempotency_keys")).toBe(1)
       expect(yield* sweep("agent_receipts")).toBe(1)
       expect(yield* sweep("one_off_runs")).toBe(1)
@@ -97,11 +108,19 @@ describe("sweepers", () => {
       yield* sql`UPDATE accounts SET deleted_at = now() - interval '31 days', purge_after = now() - interval '1 day' WHERE id = ${accountId}`
       yield* sql`INSERT INTO memberships (org_id, user_id, role) VALUES (${orgId}, ${userId}, 'owner')`
       expect(yield* sweep("purge_accounts")).toBe(1)
-      const [after] = yield* sql<{ accounts: number; users: number; orgs: number; sessions: number }>`
+      const [after] = yield* sql<{
+        accounts: number
+        users: number
+        orgs: number
+        sessions: number
+        identities: number
+      }>`
         SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM users)::int AS users,
-               (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM sessions)::int AS sessions
+               (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM sessions)::int AS sessions,
+               (SELECT count(*) FROM oauth_identities)::int AS identities
       `
-      expect(after).toEqual({ accounts: 1, users: 0, orgs: 0, sessions: 0 })
+      // Linked provider identities go with their person (ON DELETE CASCADE).
+      expect(after).toEqual({ accounts: 1, users: 0, orgs: 0, sessions: 0, identities: 0 })
     })
   )
 })

@@ -21,6 +21,7 @@ import { InvitationsPublicApi, OrgsApi } from "./Orgs.js"
 import { PublicApi } from "./Public.js"
 import { ResultsApi } from "./Results.js"
 import { SharesApi } from "./Shares.js"
+import { SignInMethodsApi } from "./SignInMethods.js"
 import { StatusPagesApi } from "./StatusPages.js"
 import { SubscriptionsApi } from "./Subscriptions.js"
 import { TargetsApi } from "./Targets.js"
@@ -34,6 +35,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(OperationsApi)
   .add(AuthApi)
   .add(MeApi)
+  .add(SignInMethodsApi)
   .add(OrgsApi)
   .add(InvitationsPublicApi)
   .add(TargetsApi)

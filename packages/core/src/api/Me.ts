@@ -80,7 +80,11 @@ export class MeApi extends HttpApiGroup.make("me")
       .annotateContext(sessionOnly)
       .setPath(passkeyId)
       .addSuccess(HttpApiSchema.NoContent)
-      .annotate(OpenApi.Summary, "Remove a passkey; the account's other sessions end (session only)")
+      .addError(ApiError.Wire.Conflict)
+      .annotate(
+        OpenApi.Summary,
+        "Remove a passkey (409 LAST_SIGN_IN_METHOD when it is the only way in); the account's other sessions end (session only)"
+      )
   )
   .add(
     HttpApiEndpoint.get("listTokens", "/me/api-tokens")

@@ -18,6 +18,7 @@ import { escapeHtml, page } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
 import { readCookie } from "../infra/Cookies.js"
 import { randomSecret } from "../infra/Secrets.js"
+import * as LoginButtons from "../oauth/LoginButtons.js"
 import { Passkeys } from "../passkeys/Passkeys.js"
 import { deviceOf, finishMagicLink, withCookies } from "./Http.js"
 import { CODE_COOKIE, MagicLinks } from "./MagicLinks.js"
@@ -42,11 +43,13 @@ interface Offers {
   readonly passkey: PasskeyOffer | undefined
 }
 
-const loginForm = (offers: Offers, invitation?: string, redirectAfter?: string, note = "") =>
+/** `providers`: the OAuth providers' links (oauth/LoginButtons.ts), already rendered. */
+const loginForm = (offers: Offers, invitation?: string, redirectAfter?: string, note = "", providers = "") =>
   page(
     "Sign in",
     `<h1>Sign in to Signalman</h1>
 ${note}
+${providers}
 ${
   offers.magicLink
     ? `<form method="post" action="/login">
@@ -112,8 +115,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const v = params[key]
           return typeof v === "string" ? v : undefined
         }
-        if (!enabled && offers.passkey === undefined) return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
-        return loginForm(offers, one("invitation"), one("redirect_after"))
+        // The other methods' parts of the page: OAuth providers (oauth/LoginButtons.ts) and the passkey button.
+        if (!enabled && offers.passkey === undefined && !LoginButtons.offered(config)) {
+          return page("Sign in", "<h1>Sign-in is not available</h1>", 404)
+        }
+        const providers = LoginButtons.buttons(config, one("invitation"), one("redirect_after"))
+        return loginForm(offers, one("invitation"), one("redirect_after"), LoginButtons.notice(one("oauth")), providers)
       })
     )
 

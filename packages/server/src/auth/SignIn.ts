@@ -1,7 +1,9 @@
 /**
- * The end of every sign-in method (magic link, passkeys; OAuth plugs in here): find or open the account,
- * redeem a carried invitation, replace any pre-login session with a fresh one (fixation defence), log the
- * attempt, and say where the browser goes next.
+ * The end of every sign-in method (magic link, OAuth, passkeys): find or open the account, redeem a carried
+ * invitation, replace any pre-login session with a fresh one (fixation defence), log the attempt, and say where
+ * the browser goes next. OAuth runs `complete` inside its phase-C transaction, with the identity it already knows
+ * (`user`) and a hook that links the identity to the account found or opened (`onAccount`); a passkey, which
+ * attests no address and never opens an account, ends through `completeExisting`.
  */
 import * as Effect from "effect/Effect"
 import { Accounts, type UserRow } from "../accounts/Accounts.js"
@@ -21,9 +23,16 @@ export interface Carried {
 }
 
 /** A sign-in by an attested address (a magic link, an OAuth provider's verified email). */
-export interface Completion extends Carried {
+export interface Completion<E = never> extends Carried {
   readonly email: string
+  /** The account the method already knows (a linked OAuth identity): signed in as is, not looked up by address. */
+  readonly user?: UserRow | undefined
+  /** Runs once the account is found or opened, before the invitation and the session: OAuth links its identity. */
+  readonly onAccount?: ((user: UserRow, how: AccountMatch) => Effect.Effect<void, E>) | undefined
 }
+
+/** How the account was reached: known to the method, matched by its address, or opened now. */
+export type AccountMatch = "known" | "email_match" | "signup"
 
 export type Outcome =
   | {
@@ -73,11 +82,13 @@ export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
         return { _tag: "SignedIn", cookie: session.cookie, maxAgeSecs: session.maxAgeSecs, redirect, user } as const
       })
 
-    /** A sign-in by an attested address: the account is found, or opened when sign-up allows. */
-    const complete = (input: Completion): Effect.Effect<Outcome> =>
+    /** A sign-in by an attested address: the account is known, found by the address, or opened when allowed. */
+    const complete = <E = never>(input: Completion<E>): Effect.Effect<Outcome, E> =>
       Effect.gen(function* () {
-        let user = yield* accounts.byEmail(input.email)
+        let user = input.user ?? (yield* accounts.byEmail(input.email))
+        let how: AccountMatch = input.user === undefined ? "email_match" : "known"
         if (user === undefined) {
+          how = "signup"
           const invitedEmail = input.invitation === null ? undefined : yield* invitations.emailFor(input.invitation)
           if (invitedEmail === input.email) {
             // Invited and new: a verified user with no personal org, joining the inviter's.
@@ -93,9 +104,12 @@ export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
             })
             return { _tag: "SignupClosed" } as const
           }
-        } else {
+        } else if (how === "email_match") {
+          // The method proved the address (a mailed link, an attested email); an account it merely knows proves
+          // nothing about the account's address.
           yield* accounts.markVerified(user.id)
         }
+        if (input.onAccount !== undefined) yield* input.onAccount(user, how)
         return yield* finish(user, input)
       })
 

@@ -115,6 +115,59 @@ export const settings = {
     default: 30,
     min: 1
   }),
+  "auth.github.client_id": Setting.optionalString({
+    description: "OAuth client id of the GitHub app; github in auth.enabled_methods needs it and the secret"
+  }),
+  "auth.github.client_secret": Setting.optionalString({
+    description: "OAuth client secret of the GitHub app",
+    secret: true
+  }),
+  "auth.github.base_url": Setting.url({
+    description: "GitHub's web origin, for its OAuth pages (https only; GitHub Enterprise Server names its own)",
+    default: "https://github.com",
+    protocols: ["https:"]
+  }),
+  "auth.github.api_url": Setting.url({
+    description: "GitHub's REST API, for the profile and verified addresses (https only)",
+    default: "https://api.github.com",
+    protocols: ["https:"]
+  }),
+  "auth.google.client_id": Setting.optionalString({
+    description: "OAuth client id of the Google app; google in auth.enabled_methods needs it and the secret"
+  }),
+  "auth.google.client_secret": Setting.optionalString({
+    description: "OAuth client secret of the Google app",
+    secret: true
+  }),
+  "auth.google.issuer": Setting.url({
+    description: "Google's OpenID issuer; endpoints are read from its /.well-known/openid-configuration (https only)",
+    default: "https://accounts.google.com",
+    protocols: ["https:"]
+  }),
+  "auth.microsoft.client_id": Setting.optionalString({
+    description: "OAuth client id of the Microsoft app; microsoft in auth.enabled_methods needs it and the secret"
+  }),
+  "auth.microsoft.client_secret": Setting.optionalString({
+    description: "OAuth client secret of the Microsoft app",
+    secret: true
+  }),
+  "auth.microsoft.authority": Setting.url({
+    description: "Microsoft identity platform authority (https only)",
+    default: "https://login.microsoftonline.com",
+    protocols: ["https:"]
+  }),
+  "auth.microsoft.tenant": Setting.string({
+    description: "Tenant in the Microsoft endpoints: common, organizations, consumers or a tenant id",
+    default: "common",
+    nonEmpty: true
+  }),
+  "auth.gitlab.client_id": Setting.optionalString({
+    description: "OAuth client id of the GitLab app; gitlab in auth.enabled_methods needs it and the secret"
+  }),
+  "auth.gitlab.client_secret": Setting.optionalString({
+    description: "OAuth client secret of the GitLab app",
+    secret: true
+  }),
   "auth.gitlab.base_url": Setting.url({
     description: "GitLab instance for GitLab sign-in (https only)",
     protocols: ["https:"]

@@ -33,6 +33,7 @@ import m0020 from "./migrations/0020_flow_evidence.js"
 import m0021 from "./migrations/0021_one_off_runs.js"
 import m0022 from "./migrations/0022_managed_by.js"
 import m0023 from "./migrations/0023_credential_events.js"
+import m0024 from "./migrations/0024_oauth.js"
 import m0025 from "./migrations/0025_passkeys.js"
 
 export const loader = Migrator.fromRecord({
@@ -59,6 +60,7 @@ export const loader = Migrator.fromRecord({
   "0021_one_off_runs": m0021,
   "0022_managed_by": m0022,
   "0023_credential_events": m0023,
+  "0024_oauth": m0024,
   "0025_passkeys": m0025
 })
 

@@ -22,6 +22,10 @@ const style = `
   button { font: inherit; margin-top: 1rem; padding: .5rem 1rem; cursor: pointer; }
   h2 { font-size: 1.15rem; margin-top: 2rem; }
   .note { color: #555; }
+  .providers { list-style: none; padding: 0; margin: 1.5rem 0; }
+  .providers a { display: block; margin: .5rem 0; padding: .5rem 1rem; border: 1px solid currentColor;
+    border-radius: .25rem; color: inherit; text-decoration: none; font-weight: 600; text-align: center; }
+  .providers a:hover, .providers a:focus-visible { text-decoration: underline; }
   @media (prefers-color-scheme: dark) { :root { background: #121212; color: #ececec; } .note { color: #bbb; } }
 `
 

@@ -39,6 +39,7 @@ import { AppConfig, publicBaseUrl } from "../config/Config.js"
 import { CredentialEvents } from "../credentials/CredentialEvents.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Plans } from "../limits/Plans.js"
+import { WaysIn } from "../oauth/WaysIn.js"
 import { type PasskeyRow, PasskeysRepo } from "./Repo.js"
 
 /** Raised when an authenticator's signature counter, once counting, stands still or goes back. */
@@ -90,6 +91,7 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
     const accounts = yield* Accounts
     const plans = yield* Plans
     const credentialEvents = yield* CredentialEvents
+    const waysIn = yield* WaysIn
     const base = yield* publicBaseUrl
     const enabled = config["auth.enabled_methods"].includes("passkey")
     const origin = new URL(base).origin
@@ -402,19 +404,39 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
         readonly keepSessionId: string
         readonly device: Device
       }) =>
-        Effect.tap(repo.remove(input.userId, input.id), (row) =>
-          row === undefined
-            ? Effect.void
-            : credentialEvents.removed({
-                userId: input.userId,
-                method: "passkey",
-                origin: "session",
-                label: row.name,
-                device: input.device,
-                keepSessionId: input.keepSessionId
-              })
+        Effect.tap(
+          repo.transaction(
+            Effect.gen(function* () {
+              // Counted under the person's lock, before the delete, as a provider's removal is (oauth/WaysIn.ts).
+              const refusal = yield* waysIn.refusal(input.userId, { passkeyId: input.id })
+              const row = yield* repo.remove(input.userId, input.id)
+              if (row === undefined) return undefined
+              if (refusal !== undefined) {
+                return yield* Effect.fail(ApiError.make("LAST_SIGN_IN_METHOD", refusal.message, { field: "id" }))
+              }
+              return row
+            })
+          ),
+          (row) =>
+            row === undefined
+              ? Effect.void
+              : credentialEvents.removed({
+                  userId: input.userId,
+                  method: "passkey",
+                  origin: "session",
+                  label: row.name,
+                  device: input.device,
+                  keepSessionId: input.keepSessionId
+                })
         )
     }
   }),
-  dependencies: [PasskeysRepo.Default, Attempts.Default, Accounts.Default, Plans.Default, CredentialEvents.Default]
+  dependencies: [
+    PasskeysRepo.Default,
+    Attempts.Default,
+    Accounts.Default,
+    Plans.Default,
+    CredentialEvents.Default,
+    WaysIn.Default
+  ]
 }) {}

@@ -105,7 +105,9 @@ export class SweepersRepo extends Effect.Service<SweepersRepo>()("Signalman/Swee
       agentReceipts: removed(
         sql`DELETE FROM agent_receipts WHERE received_at < now() - interval '7 days' RETURNING result_id`
       ),
-      oneOffRuns: removed(sql`DELETE FROM one_off_runs WHERE deadline < now() - interval '1 hour' RETURNING id`)
+      oneOffRuns: removed(sql`DELETE FROM one_off_runs WHERE deadline < now() - interval '1 hour' RETURNING id`),
+      /** OAuth states past their 10 minutes: the dance was abandoned. */
+      oauthStates: removed(sql`DELETE FROM oauth_states WHERE expires_at < now() RETURNING provider`)
     }
   })
 }) {}

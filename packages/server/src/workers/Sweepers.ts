@@ -15,7 +15,8 @@
  *   day, ended viewer sessions and sign-in codes a day after they ended, hourly;
  * - probe agents' result receipts (the keys that make a redelivered result count once): after 7 days, hourly;
  * - one-off runs (a test or check-now in an agent's region) an hour past their deadline, every 10 minutes: their
- *   requests delete them when done, so only those of a process that died while waiting are left.
+ *   requests delete them when done, so only those of a process that died while waiting are left;
+ * - OAuth states past their 10 minutes (a dance begun and never finished), every 10 minutes.
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -60,7 +61,8 @@ export const sweeps = (magicLinks: boolean): ReadonlyArray<Sweep> => [
   // An agent keeps an undelivered result for as long as it is buffered and resends it on reconnect; a week is far
   // past any redelivery, and the slot it was for is long past any sibling's run.
   sweep("agent_receipts", "1 hour", (repo) => repo.agentReceipts),
-  sweep("one_off_runs", "10 minutes", (repo) => repo.oneOffRuns)
+  sweep("one_off_runs", "10 minutes", (repo) => repo.oneOffRuns),
+  sweep("oauth_states", "10 minutes", (repo) => repo.oauthStates)
 ]
 
 const runForever = (sweep: Sweep) =>

@@ -1,7 +1,8 @@
 /**
  * One-click actions outside a form: `<button data-action="/api/v1/targets/{id}/pause" data-method="POST">`, with
  * optional `data-body` (JSON), `data-confirm` (asked first), and after success `data-redirect` or `data-reload`
- * (the default) or `data-done` (said in the page's status line). A failure is said in the status line
+ * (the default) or `data-done` (said in the page's status line), or `data-follow="<field>"`: go to the URL the
+ * answer's field holds as it is (linking a provider answers its consent page's address). A failure is said in the status line
  * (`#flash`, a live region), so it is read out as well as shown.
  */
 import { call, fill } from "./api.js"
@@ -16,6 +17,12 @@ export const flash = (message: string, kind: "info" | "error" = "info") => {
   region.textContent = message
   region.classList.toggle("error", kind === "error")
   region.hidden = false
+}
+
+const lookupString = (body: unknown, key: string): string | undefined => {
+  if (typeof body !== "object" || body === null) return undefined
+  const value: unknown = Object.entries(body).find(([name]) => name === key)?.[1]
+  return typeof value === "string" ? value : undefined
 }
 
 const run = async (button: HTMLElement) => {
@@ -42,8 +49,11 @@ const run = async (button: HTMLElement) => {
       return
     }
     button.dispatchEvent(new CustomEvent("signalman:done", { detail: outcome.body, bubbles: true }))
+    const follow = button.dataset["follow"]
+    const target = follow === undefined ? undefined : lookupString(outcome.body, follow)
     const redirect = button.dataset["redirect"]
-    if (redirect !== undefined) window.location.assign(fill(redirect, outcome.body))
+    if (target !== undefined) window.location.assign(target)
+    else if (redirect !== undefined) window.location.assign(fill(redirect, outcome.body))
     else if (button.dataset["done"] !== undefined) flash(button.dataset["done"])
     else window.location.reload()
   } finally {

@@ -13,12 +13,14 @@ import { Sessions } from "../../auth/Sessions.js"
 import type { Route } from "../../http/RouteTable.js"
 import { toSessionInfo } from "../../me/Http.js"
 import { GRACE_DAYS, MeService } from "../../me/Me.js"
+import { SignInMethods } from "../../oauth/SignInMethods.js"
 import { Passkeys } from "../../passkeys/Passkeys.js"
 import { Pages } from "../Page.js"
 import { type Html, html } from "../Template.js"
 import * as AccountActivity from "./AccountActivity.js"
 import * as AccountData from "./AccountData.js"
 import * as AccountPasskeys from "./AccountPasskeys.js"
+import * as AccountProviders from "./AccountProviders.js"
 import { content } from "./Content.js"
 import * as Format from "./Format.js"
 
@@ -73,6 +75,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const activity = yield* Activity
     const passkeys = yield* Passkeys
     const { page } = yield* Pages
+    const providers = yield* AccountProviders.make
     yield* router.get(
       "/settings/account",
       page("account", (viewer) =>
@@ -80,10 +83,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const document = yield* me.document(viewer.caller)
           const list = (yield* sessionStore.list(viewer.user.id)).map((row) => toSessionInfo(row, viewer.sessionId))
           const now = new Date()
+          const providerSection = yield* providers(viewer.user.id)
           return content(
             "Account",
             html`<div class="page-head"><h1>Your account</h1></div>
 ${profile(document, now)}
+${providerSection}
 ${sessions(list, now)}
 ${yield* AccountPasskeys.section(passkeys, viewer.user.id, now)}
 ${yield* AccountActivity.section(activity, viewer.user.id, now)}
@@ -94,4 +99,4 @@ ${deletion}`
       )
     )
   })
-).pipe(Layer.provide([MeService.Default, Sessions.Default, Activity.Default]))
+).pipe(Layer.provide([MeService.Default, Sessions.Default, Activity.Default, SignInMethods.Default]))
