@@ -16,6 +16,7 @@ import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import type { SignalmanApi } from "@signalman/core/api/Api"
 import type { ListChannels } from "@signalman/core/api/Channels"
+import type { PickHolds } from "@signalman/core/api/Holds"
 import type {
   DeclareIncident,
   ListIncidentPeriods,
@@ -128,6 +129,8 @@ export interface Bodies {
   readonly subscriptions: { readonly subscribe: typeof Subscribe }
   /** Org variables. */
   readonly variables: { readonly create: typeof CreateVariable; readonly rotate: typeof RotateVariable }
+  /** The owner's pick of what the plan keeps. */
+  readonly holds: { readonly pick: typeof PickHolds }
   /** Notification channels. */
   readonly channels: { readonly create: typeof CreateChannel; readonly update: typeof PatchChannel }
   /** Maintenance windows and their updates. */

@@ -29,6 +29,7 @@ import * as HeartbeatEvaluation from "./heartbeats/Evaluation.js"
 import * as HeartbeatsHttp from "./heartbeats/Http.js"
 import * as PingRoute from "./heartbeats/PingRoute.js"
 import { Pings } from "./heartbeats/Pings.js"
+import * as HoldsHttp from "./holds/Http.js"
 import * as DocsPage from "./http/DocsPage.js"
 import * as Liveness from "./http/Liveness.js"
 import * as OpenApiRoute from "./http/OpenApiRoute.js"
@@ -129,7 +130,8 @@ const apiGroups = Layer.mergeAll(
   StatusPagesHttp.layer.pipe(Layer.provide([viewerRecords, SubscriptionEnds.layer])),
   PublicHttp.layer.pipe(Layer.provide([viewerGate, Monitoring.reading])),
   SharesHttp.layer,
-  SubscriptionsHttp.layer.pipe(Layer.provide(viewerGate))
+  SubscriptionsHttp.layer.pipe(Layer.provide(viewerGate)),
+  HoldsHttp.layer
 )
 
 /** The pages and documents served beside the API, with their services. */

@@ -11,6 +11,7 @@ import { AgentApi } from "./Agent.js"
 import { AuthApi } from "./Auth.js"
 import { ChannelsApi } from "./Channels.js"
 import { HeartbeatsApi } from "./Heartbeats.js"
+import { HoldsApi } from "./Holds.js"
 import { IncidentsApi } from "./Incidents.js"
 import { MaintenanceApi } from "./Maintenance.js"
 import { MeApi } from "./Me.js"
@@ -48,6 +49,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(MaintenanceApi)
   .add(IncidentsApi)
   .add(StatusPagesApi)
+  .add(HoldsApi)
   .add(OperatorApi)
   .add(AgentApi)
   .add(PublicApi)

@@ -90,6 +90,8 @@ const StatusCount = Schema.Struct({ status: Schema.NullOr(CheckStatus), n: Schem
 const DayFigures = Schema.Struct({ checks: Schema.Number, up_secs: Schema.Number, down_secs: Schema.Number })
 const TargetOrg = Schema.Struct({ id: Schema.String, org_id: Schema.String })
 const Count = Schema.Struct({ n: Schema.Number })
+/** How many monitors and status pages a refresh of the holds held or released. */
+const HoldChanges = Schema.Struct({ monitors: Schema.Number, pages: Schema.Number })
 const Days = Schema.Struct({ days: Schema.Number })
 const Rollups = Schema.Literal("result_rollups_hourly", "result_rollups_daily")
 
@@ -465,7 +467,7 @@ export class EngineRepo extends Effect.Service<EngineRepo>()("Signalman/EngineRe
 
     // Per target: the account's effective plan figures (an override only raises them, as in core/Plan.effective).
     const effective = sql`
-      SELECT t.id, t.account_id, t.created_at, o.deleted_at AS org_deleted_at, a.deleted_at AS account_deleted_at,
+      SELECT t.id, t.account_id, t.created_at, t.hold_kept, o.deleted_at AS org_deleted_at, a.deleted_at AS account_deleted_at,
         GREATEST(p.max_targets, COALESCE((ov.limits->>'max_targets')::int, 0)) AS max_targets,
         GREATEST(p.raw_days, COALESCE((ov.limits->>'raw_days')::int, 0)) AS raw_days,
         GREATEST(p.retention_days, COALESCE((ov.limits->>'retention_days')::int, 0)) AS retention_days
@@ -477,23 +479,45 @@ export class EngineRepo extends Effect.Service<EngineRepo>()("Signalman/EngineRe
     `
 
     // Counted in the database: only how many changed matters, and retention may delete many rows.
+    // The holding rule of core `Holds.held` (kept first, then oldest, beyond the plan's limit held), for every
+    // account at once: monitors through their schedules (also held while their org or account is deleted), status
+    // pages of live orgs through `status_pages.held`. `PUT /api/v1/account/holds` applies the same rule in
+    // TypeScript to the one account it changes; both must order alike (`hold_kept DESC, created_at, id`).
     const refreshHolds = SqlSchema.single({
       Request: Schema.Void,
-      Result: Count,
+      Result: HoldChanges,
       execute: () => sql`
-        WITH changed AS (
+        WITH monitors AS (
           UPDATE schedules s SET held = h.held
           FROM (
             SELECT e.id,
               e.org_deleted_at IS NOT NULL OR e.account_deleted_at IS NOT NULL
-                OR row_number() OVER (PARTITION BY e.account_id, e.org_deleted_at IS NULL ORDER BY e.created_at, e.id)
-                  > e.max_targets AS held
+                OR row_number() OVER (
+                  PARTITION BY e.account_id, e.org_deleted_at IS NULL ORDER BY e.hold_kept DESC, e.created_at, e.id
+                ) > e.max_targets AS held
             FROM (${effective}) e
           ) h
           WHERE s.target_id = h.id AND s.held IS DISTINCT FROM h.held
           RETURNING s.target_id
+        ),
+        pages AS (
+          UPDATE status_pages sp SET held = h.held
+          FROM (
+            SELECT p.id,
+              o.deleted_at IS NULL AND a.deleted_at IS NULL
+                AND row_number() OVER (
+                  PARTITION BY p.account_id, o.deleted_at IS NULL ORDER BY p.hold_kept DESC, p.created_at, p.id
+                ) > GREATEST(pl.max_status_pages, COALESCE((ov.limits->>'max_status_pages')::int, 0)) AS held
+            FROM status_pages p
+            JOIN orgs o ON o.id = p.org_id
+            JOIN accounts a ON a.id = p.account_id
+            JOIN plans pl ON pl.id = a.plan_id
+            LEFT JOIN account_overrides ov ON ov.account_id = a.id
+          ) h
+          WHERE sp.id = h.id AND sp.held IS DISTINCT FROM h.held
+          RETURNING sp.id
         )
-        SELECT count(*)::int AS n FROM changed
+        SELECT (SELECT count(*) FROM monitors)::int AS monitors, (SELECT count(*) FROM pages)::int AS pages
       `
     })
 
@@ -602,7 +626,8 @@ export class EngineRepo extends Effect.Service<EngineRepo>()("Signalman/EngineRe
       orgsOf: (ids: ReadonlyArray<string>) =>
         Effect.map(Effect.orDie(orgsOf(ids)), (rows) => new Map(rows.map((row) => [row.id, row.org_id]))),
       /** Holds and lifts holds per the plans; answers how many schedules changed. */
-      refreshHolds: Effect.map(Effect.orDie(refreshHolds()), (row) => row.n),
+      /** Holds and releases per the plans (`Holds.held`); answers how many monitors and pages changed. */
+      refreshHolds: Effect.orDie(refreshHolds()),
       ensurePartitions: Effect.orDie(ensurePartitions()),
       /** The longest `raw_days` of any plan or override, `fallback` should the database answer no row. */
       longestRawDays: (fallback: number) =>

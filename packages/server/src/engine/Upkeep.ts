@@ -3,8 +3,11 @@
  *
  * - holds, every `scheduler.refresh_secs`: a monitor the plan no longer covers is held (its schedule rows are
  *   skipped by the claim): every monitor of a soft-deleted org or account, and, past the account's `max_targets`
- *   (after a downgrade), the newest ones beyond the quota, oldest kept. Lifting the cause lifts the hold on the next
- *   refresh.
+ *   (after a downgrade), the ones beyond the quota by core `Holds.held`: those the owner picked to keep first
+ *   (`PUT /api/v1/account/holds`), then the oldest, so without a pick the newest are held. Status pages past
+ *   `max_status_pages` are held the same way (not published: the public surface answers 404), and every process
+ *   drops its cached pages when any page's hold changed. Whatever changed the plan (the payment provider's
+ *   webhook, an operator, SQL), the next refresh follows it; lifting the cause lifts the hold on the next refresh.
  * - partitions, hourly: the daily `check_results` partitions for yesterday to three days ahead exist.
  * - retention, hourly: raw results are kept `raw_days` of the account's plan. Partitions are shared by every tenant,
  *   so a partition is dropped only when it is older than the longest `raw_days` of any plan or override; an account
@@ -19,11 +22,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/Config.js"
+import { Invalidation } from "../infra/Invalidation.js"
+import * as PageChanges from "../statuspages/PageChanges.js"
 import { EvidenceRepo } from "./EvidenceRepo.js"
 import { EngineRepo } from "./Repo.js"
 
-/** Holds and lifts holds per the plans; answers how many monitors changed. */
-export const refreshHolds = Effect.flatMap(EngineRepo, (repo) => repo.refreshHolds)
+/** Holds and lifts holds per the plans; answers how many monitors and status pages changed. */
+export const refreshHolds = Effect.gen(function* () {
+  const changed = yield* Effect.flatMap(EngineRepo, (repo) => repo.refreshHolds)
+  // A page held or released must not be served from any process's cache for the rest of its window.
+  if (changed.pages > 0) yield* Effect.flatMap(Invalidation, (invalidation) => invalidation.publish(PageChanges.every))
+  return changed
+})
 
 /** Keeps the partitions ahead and the retention behind; answers how many partitions and rows went. */
 export const keepPartitions = Effect.gen(function* () {
@@ -61,4 +71,4 @@ export const layer = Layer.scopedDiscard(
     yield* Effect.forkScoped(forever("partitions", "1 hour", keepPartitions))
     yield* Effect.forkScoped(forever("evidence", "1 hour", pruneEvidence))
   })
-).pipe(Layer.provide([EngineRepo.Default, EvidenceRepo.Default]))
+).pipe(Layer.provide([EngineRepo.Default, EvidenceRepo.Default, Invalidation.Default]))

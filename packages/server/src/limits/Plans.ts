@@ -44,6 +44,14 @@ export class Plans extends Effect.Service<Plans>()("Signalman/Plans", {
         const hit = cache.get(accountId)
         return hit !== undefined && hit.until > Date.now() ? hit.plan : undefined
       },
+      /**
+       * The plan as the database has it now, past the cache (which it refreshes): for the few reads that must
+       * follow a change at once (the holds, after a downgrade).
+       */
+      fresh: (accountId: AccountId): Effect.Effect<Plan.Plan> =>
+        Effect.tap(load(accountId), (plan) =>
+          Effect.sync(() => cache.set(accountId, { plan, until: Date.now() + ttl }))
+        ),
       /** Forget a cached plan (after an operator change in this process). */
       invalidate: (accountId: AccountId) => Effect.sync(() => cache.delete(accountId))
     }

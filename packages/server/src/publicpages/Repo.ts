@@ -1,8 +1,9 @@
 /**
- * The public surface's SQL: published pages of live orgs by slug or custom domain, and what a page's snapshot is
- * built from (its components with their latest result, the incidents touching them in the last year with their
- * public updates, and the daily rollups). Timestamps arrive as `Date`s. The database failing, or our own rows failing
- * their schema, are defects at this boundary.
+ * The public surface's SQL: published pages of live orgs by slug or custom domain (a page the plan holds is not
+ * published: see `engine/Upkeep.ts`), and what a page's snapshot is built from (its components with their latest
+ * result, the incidents touching them in the last year with their public updates, and the daily rollups).
+ * Timestamps arrive as `Date`s. The database failing, or our own rows failing their schema, are defects at this
+ * boundary.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -81,13 +82,13 @@ export class PublicPagesRepo extends Effect.Service<PublicPagesRepo>()("Signalma
     const bySlug = SqlSchema.findOne({
       Request: Schema.String,
       Result: PageRow,
-      execute: (slug) => sql`${selectPage} WHERE p.published AND lower(p.slug) = ${slug}`
+      execute: (slug) => sql`${selectPage} WHERE p.published AND NOT p.held AND lower(p.slug) = ${slug}`
     })
 
     const byDomain = SqlSchema.findOne({
       Request: Schema.String,
       Result: PageRow,
-      execute: (host) => sql`${selectPage} WHERE p.published AND lower(p.custom_domain) = ${host}`
+      execute: (host) => sql`${selectPage} WHERE p.published AND NOT p.held AND lower(p.custom_domain) = ${host}`
     })
 
     const publishedSlugs = SqlSchema.findAll({
@@ -95,7 +96,7 @@ export class PublicPagesRepo extends Effect.Service<PublicPagesRepo>()("Signalma
       Result: Schema.Struct({ slug: Schema.String }),
       execute: () => sql`
         SELECT p.slug FROM status_pages p JOIN orgs o ON o.id = p.org_id AND o.deleted_at IS NULL
-        WHERE p.published LIMIT 2
+        WHERE p.published AND NOT p.held LIMIT 2
       `
     })
 

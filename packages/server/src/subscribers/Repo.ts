@@ -108,7 +108,7 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Signalma
       Request: Schema.String,
       Result: PageRow,
       execute: (slug) => sql`
-        SELECT p.id::text AS id, p.name, p.published,
+        SELECT p.id::text AS id, p.name, p.published AND NOT p.held AS published,
           COALESCE((p.access->>'protected')::boolean, false) AS protected
         FROM status_pages p JOIN orgs o ON o.id = p.org_id AND o.deleted_at IS NULL
         WHERE lower(p.slug) = lower(${slug})
@@ -230,7 +230,7 @@ export class SubscribersRepo extends Effect.Service<SubscribersRepo>()("Signalma
         FROM status_pages p
         JOIN status_page_components c ON c.page_id = p.id
         JOIN targets t ON t.id = c.target_id
-        WHERE p.org_id = ${org_id} AND p.published AND c.target_id = ANY(${target_ids}::uuid[])
+        WHERE p.org_id = ${org_id} AND p.published AND NOT p.held AND c.target_id = ANY(${target_ids}::uuid[])
         GROUP BY p.id
       `
     })
