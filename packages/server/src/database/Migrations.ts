@@ -35,6 +35,7 @@ import m0022 from "./migrations/0022_managed_by.js"
 import m0023 from "./migrations/0023_credential_events.js"
 import m0024 from "./migrations/0024_oauth.js"
 import m0025 from "./migrations/0025_passkeys.js"
+import m0026 from "./migrations/0026_billing.js"
 import m0027 from "./migrations/0027_holds.js"
 
 export const loader = Migrator.fromRecord({
@@ -63,6 +64,7 @@ export const loader = Migrator.fromRecord({
   "0023_credential_events": m0023,
   "0024_oauth": m0024,
   "0025_passkeys": m0025,
+  "0026_billing": m0026,
   "0027_holds": m0027
 })
 
