@@ -41,7 +41,14 @@ export class MeApi extends HttpApiGroup.make("me")
     HttpApiEndpoint.del("delete", "/me")
       .annotateContext(sessionOnly)
       .addSuccess(Me)
+      .addError(ApiError.Wire.Conflict)
       .annotate(OpenApi.Summary, "Schedule the account's deletion (30-day grace; session only)")
+      .annotate(
+        OpenApi.Description,
+        "A paid subscription is ended at the payment provider first; when the provider refuses or cannot be " +
+          "reached, 409 SUBSCRIPTION_STATE (details.reason provider_refused or provider_unavailable) and nothing " +
+          "is deleted."
+      )
   )
   .add(
     HttpApiEndpoint.post("restore", "/me/restore")

@@ -25,6 +25,7 @@ import { QuotaEvents } from "../limits/Quota.js"
 import { Passkeys } from "../passkeys/Passkeys.js"
 import { EncodedMe } from "./EncodedMe.js"
 import { MeService, notFound } from "./Me.js"
+import * as SubscriptionEnd from "./SubscriptionEnd.js"
 
 const utc = (d: Date) => DateTime.unsafeFromDate(d)
 const utcOrNull = (d: Date | null) => (d === null ? null : utc(d))
@@ -63,6 +64,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
     const quotaEvents = yield* QuotaEvents
     const passkeys = yield* Passkeys
     const accountData = yield* AccountData
+    const subscriptionEnd = yield* SubscriptionEnd.SubscriptionEnd
     const exportJson = HttpServerResponse.schemaJson(AccountExport.AccountExport)
 
     // The document is answered pre-encoded; the contract's `Me` schema is what encodes it (EncodedMe.ts).
@@ -79,6 +81,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
       .handle("delete", () =>
         Effect.gen(function* () {
           const caller = yield* Caller
+          // A paid subscription ends at the provider first, outside any transaction; refused, nothing is deleted.
+          yield* subscriptionEnd.beforeDeletion(caller.user.accountId)
           yield* me.scheduleDeletion(caller)
           return yield* me.document(caller)
         })
@@ -199,6 +203,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "me", (handlers) =>
     Accounts.Default,
     Plans.Default,
     QuotaEvents.Default,
+    SubscriptionEnd.layer,
     Authentication.layer
   ])
 )

@@ -1,6 +1,7 @@
 /**
  * The caller's own account's SQL: the deletion with its grace and the restore (orgs counted under the account's
- * lock), the people an account change reaches, and the per-person usage counts.
+ * lock), the account's subscription at the payment provider (ended before a deletion), the people an account
+ * change reaches, and the per-person usage counts.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -16,6 +17,10 @@ export type OrgCounts = typeof OrgCounts.Type
 /** What a person holds against their quotas: live API tokens, and the live orgs of their account. */
 export const Usage = Schema.Struct({ tokens: Schema.Int, orgs: Schema.Int })
 export type Usage = typeof Usage.Type
+
+/** The account's subscription at the payment provider and its status there. */
+export const Subscription = Schema.Struct({ subscription_id: Schema.String, status: Schema.NullOr(Schema.String) })
+export type Subscription = typeof Subscription.Type
 
 const Person = Schema.Struct({ user_id: Schema.String, account_id: Schema.String })
 const Member = Schema.Struct({ user_id: Schema.String })
@@ -95,6 +100,24 @@ export class MeRepo extends Effect.Service<MeRepo>()("Signalman/MeRepo", {
       `
     })
 
+    // The payment provider's subscription of the account, as the webhook last wrote it (billing/Repo.ts).
+    const subscriptionOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Subscription,
+      execute: (accountId) => sql`
+        SELECT subscription_id, status FROM billing_accounts
+        WHERE account_id = ${accountId} AND subscription_id IS NOT NULL
+      `
+    })
+
+    const subscriptionEnded = SqlSchema.void({
+      Request: Schema.Struct({ account_id: Schema.String, subscription_id: Schema.String, status: Schema.String }),
+      execute: (s) => sql`
+        UPDATE billing_accounts SET status = ${s.status}, cancel_at_period_end = false, updated_at = now()
+        WHERE account_id = ${s.account_id} AND subscription_id = ${s.subscription_id}
+      `
+    })
+
     const transaction = Transaction.make(sql)
 
     // Our own rows failing their schema, or the database failing, are defects at this boundary.
@@ -114,6 +137,11 @@ export class MeRepo extends Effect.Service<MeRepo>()("Signalman/MeRepo", {
             ])
           )
         ),
+      /** The account's subscription at the payment provider, when it has one (live or ended). */
+      subscriptionOf: (accountId: string) => Effect.orDie(subscriptionOf(accountId)),
+      /** Records the status the provider answered when it ended the subscription. */
+      subscriptionEnded: (accountId: string, subscriptionId: string, status: string) =>
+        Effect.orDie(subscriptionEnded({ account_id: accountId, subscription_id: subscriptionId, status })),
       /** Holds the account's lock to the end of the transaction: its org count serialises on it. */
       lockAccount: (accountId: string) => AccountLock.lock(sql, accountId),
       orgCounts: (accountId: string) => Effect.orDie(orgCounts(accountId)),
