@@ -19,6 +19,8 @@ import { MagicLinks } from "./auth/MagicLinks.js"
 import * as Pages from "./auth/Pages.js"
 import { Sessions } from "./auth/Sessions.js"
 import { SignIn } from "./auth/SignIn.js"
+import { BillingWebhook } from "./billing/Webhook.js"
+import * as BillingWebhookRoute from "./billing/WebhookRoute.js"
 import * as ChannelsHttp from "./channels/Http.js"
 import * as Config from "./config/Config.js"
 import { Assets } from "./dashboard/Assets.js"
@@ -149,6 +151,8 @@ const pages = (server: Liveness.Server) =>
     PublicPages.customDomain,
     SharePage.layer,
     SubscriberPages.layer,
+    // The payment provider's webhook: its body read raw, for the signature.
+    BillingWebhookRoute.layer.pipe(Layer.provide(BillingWebhook.Default)),
     // Cache hits of public pages, answered by the listener from the same snapshots.
     PublicFastPath.layer(server)
   ).pipe(
@@ -186,7 +190,8 @@ const api = (server: Liveness.Server, options: Serve.Options) =>
         ...SignInPages.routes,
         ...PublicPages.routes,
         ...SharePage.routes,
-        ...SubscriberPages.routes
+        ...SubscriberPages.routes,
+        ...BillingWebhookRoute.routes
       ]
     }
   )
