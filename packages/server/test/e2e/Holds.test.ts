@@ -1,39 +1,113 @@
 /**
- * Holds end to end (docs/billing.md "Holds and account deletion"): after a downgrade the newest monitors and status
- * pages beyond the plan are held (a held monitor is not scheduled, a held page answers 404 publicly), the owner picks
- * what to keep with `PUT /api/v1/account/holds` (all or nothing), and moving back up releases everything. The plan
- * changes the ways it changes in production: SQL (as a support person would), the operator's API and the payment
- * provider's webhook; the holds follow each without being told.
+ * Holds and account deletion end to end (docs/billing.md "Holds and account deletion"), on one server with the fake
+ * Stripe (support/FakeStripe.ts) as its payment provider.
+ *
+ * Holds: after a downgrade the newest monitors and status pages beyond the plan are held (a held monitor is not
+ * scheduled, a held page answers 404 publicly), the owner picks what to keep with `PUT /api/v1/account/holds` (all
+ * or nothing), and moving back up releases everything. The plan changes the ways it changes in production: SQL (as
+ * a support person would), the operator's API and the payment provider's webhook; the holds follow each without
+ * being told.
+ *
+ * Deletion: a live subscription is ended at the provider before the account is deleted; when the provider refuses
+ * or cannot be reached, the deletion is refused and nothing is deleted.
  */
 import { expect } from "@effect/vitest"
 import { Holds } from "@signalman/core/api/Holds"
 import { DashboardSummary } from "@signalman/core/api/Results"
+import { Me } from "@signalman/core/Identity"
 import { StatusPage } from "@signalman/core/StatusPage"
 import { Target } from "@signalman/core/Target"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stripe from "../../src/billing/Stripe.js"
 import { eventually } from "../support/Eventually.js"
+import * as FakeStripe from "../support/FakeStripe.js"
 import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 
 const ADMIN = "holds-operator-admin-token-5b1e0c"
 
-// Small plans, so a test makes a handful of monitors: founding (where everyone starts) covers 4 monitors and 3
-// pages, free 2 and 1. The plan rows are this file's server's own.
+// Small plans, so a test makes a handful of monitors: founding and pro cover 4 monitors and 3 pages, free 2 and 1.
+// The plan rows are this file's server's own.
 const plans = [
-  "UPDATE plans SET max_targets = 4, max_status_pages = 3 WHERE id = 'founding'",
+  "UPDATE plans SET max_targets = 4, max_status_pages = 3 WHERE id IN ('founding', 'pro')",
   "UPDATE plans SET max_targets = 2, max_status_pages = 1 WHERE id = 'free'"
 ]
 
-const settings = {
-  SCHEDULER__REFRESH_SECS: "1",
-  PLAN_CACHE_TTL_SECS: "1",
-  OPERATOR__ADMIN_TOKEN: ADMIN,
-  BILLING__PROVIDER: "stripe",
-  BILLING__STRIPE__SECRET_KEY: "sk_test_holds",
-  BILLING__STRIPE__WEBHOOK_SECRET: "whsec_holds",
-  BILLING__STRIPE__API_BASE: "http://127.0.0.1:9"
-}
+const settings = { SCHEDULER__REFRESH_SECS: "1", PLAN_CACHE_TTL_SECS: "1", OPERATOR__ADMIN_TOKEN: ADMIN }
+
+class Fake extends Context.Tag("test/FakeStripe")<Fake, FakeStripe.FakeStripe>() {}
+
+/** A server whose billing settings name the fake, the fake delivering its events to it. */
+const serverWithStripe = Layer.scopedContext(
+  Effect.gen(function* () {
+    const fake = yield* FakeStripe.make()
+    const running = yield* Fixture.start({ env: { ...settings, ...fake.env() }, sql: plans })
+    fake.deliverTo(running.server.baseUrl)
+    return Context.make(Fixture.Fixture, running).pipe(Context.add(Fake, fake))
+  })
+)
+
+/**
+ * A person subscribed to pro at the fake, as checkout leaves them: the customer stored for the account, the paid
+ * checkout's events delivered to the webhook (which moves the plan in force to pro).
+ */
+const subscribed = (label: string) =>
+  Effect.gen(function* () {
+    const fake = yield* Fake
+    const { server } = yield* Fixture.Fixture
+    const person = yield* Fixture.person({ label })
+    const stripe = Stripe.make({ secretKey: fake.secretKey, apiBase: fake.origin })
+    const customer = yield* stripe.createCustomer({ accountId: person.accountId, email: person.email })
+    yield* server.sql`
+      INSERT INTO billing_accounts (account_id, customer_id) VALUES (${person.accountId}, ${customer.id})
+    `.pipe(Effect.orDie)
+    const checkout = yield* stripe.createCheckout({
+      customerId: customer.id,
+      priceId: "price_pro_month",
+      accountId: person.accountId,
+      successUrl: `${server.baseUrl}/settings/billing`,
+      cancelUrl: `${server.baseUrl}/settings/billing`
+    })
+    fake.takeEvents()
+    const subscription = fake.completeCheckout(checkout.id)
+    yield* fake.flush()
+    const plan = yield* planOf(person)
+    expect(plan).toBe("pro")
+    return { person, subscription, stripe }
+  }).pipe(Effect.orDie)
+
+const billingStatus = (person: Fixture.Person) =>
+  Effect.flatMap(Fixture.Fixture, ({ server }) =>
+    server.sql<{
+      status: string | null
+    }>`SELECT status FROM billing_accounts WHERE account_id = ${person.accountId}`.pipe(
+      Effect.orDie,
+      Effect.map((rows) => rows[0]?.status)
+    )
+  )
+
+/** Whether the person and their account are deleted (in their grace). */
+const deletedAt = (person: Fixture.Person) =>
+  Effect.flatMap(Fixture.Fixture, ({ server }) =>
+    server.sql<{ user: boolean; account: boolean }>`
+      SELECT u.deleted_at IS NOT NULL AS user, a.deleted_at IS NOT NULL AS account
+      FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.id = ${person.userId}
+    `.pipe(
+      Effect.orDie,
+      Effect.map((rows) => rows[0])
+    )
+  )
+
+const planOf = (person: Fixture.Person) =>
+  Effect.flatMap(Fixture.Fixture, ({ server }) =>
+    server.sql<{ plan_id: string }>`SELECT plan_id FROM accounts WHERE id = ${person.accountId}`.pipe(
+      Effect.orDie,
+      Effect.map((rows) => rows[0]?.plan_id)
+    )
+  )
 
 let slugs = 0
 const slug = (label: string) => `${label}-${Date.now().toString(36)}-${slugs++}`
@@ -70,7 +144,7 @@ const heldOf = (document: Holds) => ({
 
 /** The schedule rows' holds of these monitors, as the scheduler sees them. */
 const scheduled = (ids: ReadonlyArray<string>) =>
-  Effect.flatMap(Fixture.server, (server) =>
+  Effect.flatMap(Fixture.Fixture, ({ server }) =>
     Effect.map(
       server.sql<{ id: string; held: boolean }>`
         SELECT target_id::text AS id, bool_or(held) AS held FROM schedules WHERE target_id::text IN ${server.sql.in([...ids])}
@@ -81,12 +155,12 @@ const scheduled = (ids: ReadonlyArray<string>) =>
   )
 
 const publicStatus = (pageSlug: string) =>
-  Effect.flatMap(Fixture.server, (server) =>
+  Effect.flatMap(Fixture.Fixture, ({ server }) =>
     Effect.map(Http.request(`${server.baseUrl}/p/${pageSlug}`), (r) => r.status)
   )
 
 const setPlan = (person: Person, plan: "free" | "founding") =>
-  Effect.flatMap(Fixture.server, (server) =>
+  Effect.flatMap(Fixture.Fixture, ({ server }) =>
     server.sql`UPDATE accounts SET plan_id = ${plan} WHERE id = ${person.accountId}`.pipe(Effect.orDie)
   )
 
@@ -102,7 +176,7 @@ const expectPublic = (pageSlug: string, status: number) =>
     expect(yield* eventually(publicStatus(pageSlug), (s) => s === status)).toBe(status)
   })
 
-Fixture.describe(`holds (${TestDatabase.kind} database)`, { env: settings, sql: plans }, (it) => {
+Fixture.describeWith(`holds and account deletion (${TestDatabase.kind} database)`, serverWithStripe, (it) => {
   it.effect("a downgrade holds the newest; a pick decides; moving up releases; the pick decides the next time", () =>
     Effect.gen(function* () {
       const alice = yield* Fixture.person({ label: "holds", plan: "founding" })
@@ -173,6 +247,25 @@ Fixture.describe(`holds (${TestDatabase.kind} database)`, { env: settings, sql: 
       expect(heldOf(yield* holds(bob)).monitors).toEqual([ms[2]])
       expect((yield* operator("founding")).status).toBe(200)
       yield* expectFlags(ms, [])
+    })
+  )
+
+  it.effect("a downgrade by the provider's webhook is followed too", () =>
+    Effect.gen(function* () {
+      const fake = yield* Fake
+      const { person, subscription, stripe } = yield* subscribed("holds-webhook")
+      const ms = [yield* monitor(person, "A"), yield* monitor(person, "B"), yield* monitor(person, "C")]
+      const first = yield* page(person, "First")
+      const second = yield* page(person, "Second")
+      expect(heldOf(yield* holds(person))).toEqual({ monitors: [], pages: [] })
+      // The subscription ends at the provider; its event moves the plan to free, and nothing else is told.
+      yield* stripe.cancelNow(subscription.id).pipe(Effect.orDie)
+      yield* fake.flush()
+      expect(yield* planOf(person)).toBe("free")
+      expect(heldOf(yield* holds(person))).toEqual({ monitors: [ms[2]], pages: [second.id] })
+      yield* expectFlags(ms, [ms[2] ?? ""])
+      yield* expectPublic(second.slug, 404)
+      expect(yield* publicStatus(first.slug)).toBe(200)
     })
   )
 
@@ -255,6 +348,69 @@ Fixture.describe(`holds (${TestDatabase.kind} database)`, { env: settings, sql: 
       // In his own org, Frank is the payer.
       expect((yield* frank.browser.request("/api/v1/account/holds")).status).toBe(200)
       expect((yield* erin.browser.request("/api/v1/account/holds")).status).toBe(200)
+    })
+  )
+  it.effect("deleting the account ends a live subscription at the provider first; the account is in its grace", () =>
+    Effect.gen(function* () {
+      const fake = yield* Fake
+      const { person, subscription } = yield* subscribed("delete-paid")
+      const deleted = yield* person.browser.request("/api/v1/me", { method: "DELETE" })
+      const me = Http.expectOk(deleted, Me)
+      expect(me.deletion_scheduled_for).not.toBeNull()
+      expect(fake.subscriptions.get(subscription.id)?.status).toBe("canceled")
+      const cancels = fake.received.filter(
+        (r) => r.method === "DELETE" && r.path === `/v1/subscriptions/${subscription.id}`
+      )
+      expect(cancels.length).toBeGreaterThanOrEqual(1)
+      expect(yield* billingStatus(person)).toBe("canceled")
+      expect(yield* deletedAt(person)).toEqual({ user: true, account: true })
+    })
+  )
+
+  it.effect("a provider that refuses to end it, or cannot be reached, refuses the deletion; nothing is deleted", () =>
+    Effect.gen(function* () {
+      const fake = yield* Fake
+      const { person, subscription } = yield* subscribed("delete-refused")
+      fake.refuseCancel(true)
+      const refused = yield* person.browser
+        .request("/api/v1/me", { method: "DELETE" })
+        .pipe(Effect.ensuring(Effect.sync(() => fake.refuseCancel(false))))
+      expect(Http.refusal(refused)).toEqual({ status: 409, code: "SUBSCRIPTION_STATE", field: null })
+      expect(Http.envelope(refused).details).toMatchObject({ reason: "provider_refused" })
+      expect(fake.subscriptions.get(subscription.id)?.status).toBe("active")
+      expect(yield* deletedAt(person)).toEqual({ user: false, account: false })
+      expect(Http.expectOk(yield* person.browser.request("/api/v1/me"), Me).deletion_scheduled_for).toBeNull()
+
+      // Every attempt answered 500: the provider is unavailable.
+      fake.failNext(3, 500)
+      const unavailable = yield* person.browser.request("/api/v1/me", { method: "DELETE" })
+      expect(Http.refusal(unavailable)).toEqual({ status: 409, code: "SUBSCRIPTION_STATE", field: null })
+      expect(Http.envelope(unavailable).details).toMatchObject({ reason: "provider_unavailable" })
+      expect(fake.subscriptions.get(subscription.id)?.status).toBe("active")
+      expect(yield* deletedAt(person)).toEqual({ user: false, account: false })
+
+      // The provider back: the deletion goes through.
+      expect((yield* person.browser.request("/api/v1/me", { method: "DELETE" })).status).toBe(200)
+      expect(fake.subscriptions.get(subscription.id)?.status).toBe("canceled")
+    })
+  )
+
+  it.effect("an account without a live subscription is deleted without a call to the provider", () =>
+    Effect.gen(function* () {
+      const fake = yield* Fake
+      const { server } = yield* Fixture.Fixture
+      const never = yield* Fixture.person({ label: "delete-free" })
+      const ended = yield* Fixture.person({ label: "delete-ended" })
+      yield* server.sql`
+        INSERT INTO billing_accounts (account_id, customer_id, subscription_id, status)
+        VALUES (${ended.accountId}, ${`cus_gone_${ended.accountId}`}, ${`sub_gone_${ended.accountId}`}, 'canceled')
+      `.pipe(Effect.orDie)
+      const calls = fake.received.length
+      for (const person of [never, ended]) {
+        expect((yield* person.browser.request("/api/v1/me", { method: "DELETE" })).status).toBe(200)
+        expect(yield* deletedAt(person)).toEqual({ user: true, account: true })
+      }
+      expect(fake.received.length).toBe(calls)
     })
   )
 })
