@@ -15,8 +15,7 @@ import { requireOrg, requireOwner, requireSession } from "../auth/Policy.js"
 import { AppConfig } from "../config/Config.js"
 
 /** 404 BILLING_UNAVAILABLE: no payment provider is configured (`billing.provider` unset). */
-export const billingUnavailable = () =>
-  ApiError.make("BILLING_UNAVAILABLE", "Billing is not offered by this service")
+export const billingUnavailable = () => ApiError.make("BILLING_UNAVAILABLE", "Billing is not offered by this service")
 
 /** 403 ACCOUNT_OWNER_REQUIRED: an owner of the org, but not the person whose account pays for it. */
 export const accountOwnerRequired = () =>

@@ -51,9 +51,7 @@ export class SubscriptionEnd extends Effect.Service<SubscriptionEnd>()("Signalma
         if (Option.isNone(provider)) {
           return yield* Effect.fail(refused("provider_unavailable", "no payment provider is configured"))
         }
-        const ended = yield* provider.value
-          .cancelNow(subscription.subscription_id)
-          .pipe(Effect.mapError(fromProvider))
+        const ended = yield* provider.value.cancelNow(subscription.subscription_id).pipe(Effect.mapError(fromProvider))
         yield* repo.subscriptionEnded(accountId, subscription.subscription_id, ended.status)
       })
 
