@@ -1,7 +1,7 @@
 /**
  * The holds' SQL: an account's monitors and status pages of its live orgs (oldest first, with the owner's pick),
- * and the writes of a pick with the holds it decides, under the account's lock. The
- * database failing, or our own rows failing their schema, are defects at this boundary.
+ * the writes of a pick with the holds it decides (under the account's lock), and an org's held pages for the
+ * dashboard. The database failing, or our own rows failing their schema, are defects at this boundary.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -90,8 +90,17 @@ export class HoldsRepo extends Effect.Service<HoldsRepo>()("Signalman/HoldsRepo"
       `
     })
 
+    const heldPages = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (orgId) => sql`SELECT id::text AS id FROM status_pages WHERE org_id = ${orgId} AND held`
+    })
+
     return {
       transaction,
+      /** The org's pages held now (not published), as the public surface sees them. */
+      heldPages: (orgId: string) =>
+        Effect.map(Effect.orDie(heldPages(orgId)), (rows): ReadonlySet<string> => new Set(rows.map((r) => r.id))),
       /** Holds the account's lock to the end of the transaction: a pick serialises with every quota write. */
       lockAccount: (accountId: string) => AccountLock.lock(sql, accountId),
       /** The monitors of the account's live orgs, oldest first, with the owner's pick. */

@@ -206,8 +206,12 @@ Fixture.describeWith(`holds and account deletion (${TestDatabase.kind} database)
       expect(yield* publicStatus(p1.slug)).toBe(200)
       const summary = Http.decode(yield* alice.browser.request("/api/v1/dashboard/summary"), DashboardSummary)
       expect(summary.targets.held).toBe(1)
-      // Nothing is deleted: the held page is still the owner's.
+      // Nothing is deleted: the held page is still the owner's, and the dashboard says it is held.
       expect((yield* alice.browser.request(`/api/v1/status-pages/${p2.id}`)).status).toBe(200)
+      const listed = yield* alice.browser.request("/status-pages")
+      expect(listed.status).toBe(200)
+      expect(listed.text).toMatch(new RegExp(`${p2.id}">Second</a></th>\\s*<td><span class="state state-paused">Held`))
+      expect(listed.text).toMatch(new RegExp(`${p1.id}">First</a></th>\\s*<td><span class="state state-up">Published`))
 
       // The owner keeps the newest monitor and page: at once, the free place goes to the oldest other.
       const picked = yield* pick(alice, { keep_monitors: [m3], keep_status_pages: [p2.id] })

@@ -1,6 +1,6 @@
 /**
- * `GET /status-pages`: the org's status pages (name, address, whether published, custom domain, who may open it)
- * and, for an owner, the form that creates one through `POST /api/v1/status-pages`.
+ * `GET /status-pages`: the org's status pages (name, address, whether published or held by the plan, custom domain,
+ * who may open it) and, for an owner, the form that creates one through `POST /api/v1/status-pages`.
  */
 import type * as StatusPage from "@signalman/core/StatusPage"
 import type * as Layout from "../Layout.js"
@@ -13,15 +13,26 @@ export interface ListInput {
   readonly owner: boolean
   /** The account's `max_status_pages`. */
   readonly maxPages: number
+  /** The pages the plan holds (not served publicly until the plan covers them or the owner keeps them). */
+  readonly held: ReadonlySet<string>
 }
 
-const row = (page: StatusPage.StatusPage): Html => html`<tr>
+const state = (page: StatusPage.StatusPage, held: boolean): Html =>
+  held
+    ? html`<span class="state state-paused">Held</span>`
+    : page.published
+      ? html`<span class="state state-up">Published</span>`
+      : html`<span class="state state-paused">Draft</span>`
+
+const row = (page: StatusPage.StatusPage, held: boolean): Html => html`<tr>
 <th scope="row"><a href="/status-pages/${page.id}">${page.name}</a></th>
-<td>${page.published ? html`<span class="state state-up">Published</span>` : html`<span class="state state-paused">Draft</span>`}</td>
+<td>${state(page, held)}</td>
 <td>${
-  page.published
-    ? html`<a href="${publicPath(page.slug)}">${publicPath(page.slug)}</a>`
-    : html`<span class="muted">${publicPath(page.slug)} (not published)</span>`
+  held
+    ? html`<span class="muted">${publicPath(page.slug)} (held: over the plan's status page limit; <a href="/settings/billing">billing</a>)</span>`
+    : page.published
+      ? html`<a href="${publicPath(page.slug)}">${publicPath(page.slug)}</a>`
+      : html`<span class="muted">${publicPath(page.slug)} (not published)</span>`
 }</td>
 <td>${page.custom_domain ?? html`<span class="muted">None</span>`}</td>
 <td>${accessLabel(page.access)}</td>
@@ -57,7 +68,7 @@ ${
 <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Public link</th>
 <th scope="col">Custom domain</th><th scope="col">Access</th></tr></thead>
 <tbody>
-${input.pages.map(row)}
+${input.pages.map((page) => row(page, input.held.has(page.id)))}
 </tbody></table></div>`
 }
 ${input.owner ? createForm : html`<p class="note">Only owners of ${input.orgName} can create or change status pages.</p>`}`

@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { requireOrg } from "../../auth/Policy.js"
+import { HoldsRepo } from "../../holds/Repo.js"
 import type { Route } from "../../http/RouteTable.js"
 import { Plans } from "../../limits/Plans.js"
 import { PageComponents } from "../../statuspages/Components.js"
@@ -61,6 +62,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const subscribers = yield* Subscribers
     const targets = yield* Targets
     const plans = yield* Plans
+    const holdsRepo = yield* HoldsRepo
     const { page } = yield* Pages
 
     /** The org's monitors, by id and name (the picker and the components' own names). */
@@ -87,6 +89,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           return List.render({
             orgName: viewer.org.name,
             pages: list.data,
+            held: yield* holdsRepo.heldPages(org.id),
             owner: org.role === "owner",
             maxPages: plan.quotas.max_status_pages
           })
@@ -146,7 +149,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     ViewerRecordsLayer.layer,
     Subscribers.Default,
     Targets.Default,
-    Plans.Default
+    Plans.Default,
+    HoldsRepo.Default
   ]),
   // The private viewers' records end subscriptions through the subscribers' side of this port.
   Layer.provide(SubscriptionEndsLayer.layer)
