@@ -305,8 +305,12 @@ Fixture.describeWith(`holds and account deletion (${TestDatabase.kind} database)
 
       // Not an id at all: the body's own refusal.
       const malformed = yield* pick(carol, { keep_monitors: ["nope"], keep_status_pages: [] })
-      expect(malformed.status).toBe(400)
-      expect(Http.envelope(malformed).field).toBe("keep_monitors[0]")
+      expect(Http.refusal(malformed)).toEqual({ status: 400, code: "VALIDATION_FAILED", field: "keep_monitors[0]" })
+      const missing = yield* carol.browser.request("/api/v1/account/holds", {
+        method: "PUT",
+        json: { keep_monitors: [] }
+      })
+      expect(Http.refusal(missing)).toEqual({ status: 400, code: "VALIDATION_FAILED", field: "keep_status_pages" })
 
       // A name given twice counts once.
       const twice = yield* pick(carol, { keep_monitors: [c, c, b], keep_status_pages: [] })
