@@ -482,7 +482,8 @@ export class EngineRepo extends Effect.Service<EngineRepo>()("Signalman/EngineRe
     // The holding rule of core `Holds.held` (kept first, then oldest, beyond the plan's limit held), for every
     // account at once: monitors through their schedules (also held while their org or account is deleted), status
     // pages of live orgs through `status_pages.held`. `PUT /api/v1/account/holds` applies the same rule in
-    // TypeScript to the one account it changes; both must order alike (`hold_kept DESC, created_at, id`).
+    // TypeScript to the one account it changes; both must order alike: kept first, then creation time to the
+    // millisecond (what a JavaScript Date holds), then id.
     const refreshHolds = SqlSchema.single({
       Request: Schema.Void,
       Result: HoldChanges,
@@ -493,7 +494,8 @@ export class EngineRepo extends Effect.Service<EngineRepo>()("Signalman/EngineRe
             SELECT e.id,
               e.org_deleted_at IS NOT NULL OR e.account_deleted_at IS NOT NULL
                 OR row_number() OVER (
-                  PARTITION BY e.account_id, e.org_deleted_at IS NULL ORDER BY e.hold_kept DESC, e.created_at, e.id
+                  PARTITION BY e.account_id, e.org_deleted_at IS NULL
+                  ORDER BY e.hold_kept DESC, date_trunc('milliseconds', e.created_at), e.id
                 ) > e.max_targets AS held
             FROM (${effective}) e
           ) h
@@ -506,7 +508,8 @@ export class EngineRepo extends Effect.Service<EngineRepo>()("Signalman/EngineRe
             SELECT p.id,
               o.deleted_at IS NULL AND a.deleted_at IS NULL
                 AND row_number() OVER (
-                  PARTITION BY p.account_id, o.deleted_at IS NULL ORDER BY p.hold_kept DESC, p.created_at, p.id
+                  PARTITION BY p.account_id, o.deleted_at IS NULL
+                  ORDER BY p.hold_kept DESC, date_trunc('milliseconds', p.created_at), p.id
                 ) > GREATEST(pl.max_status_pages, COALESCE((ov.limits->>'max_status_pages')::int, 0)) AS held
             FROM status_pages p
             JOIN orgs o ON o.id = p.org_id
