@@ -14,6 +14,7 @@ import * as Prices from "../src/billing/Prices.js"
 import * as Stripe from "../src/billing/Stripe.js"
 import * as StripeForm from "../src/billing/StripeForm.js"
 import * as Config from "../src/config/Config.js"
+import * as Load from "../src/config/Load.js"
 import * as FakeStripe from "./support/FakeStripe.js"
 
 class Fake extends Context.Tag("test/FakeStripe")<Fake, FakeStripe.FakeStripe>() {}
@@ -109,6 +110,15 @@ describe("billing settings", () => {
     expect(refusal({ BILLING__PRICES: '{"pro":{"week":"price_1"}}' })).toContain('cadence "week"')
     expect(refusal({ BILLING__PRICES: '{"pro":{"month":""}}' })).toContain("pro.month must be a price id")
     expect(refusal({ BILLING__PRICES: '{"pro":{"month":"p"},"founding":{"year":"p"}}' })).toContain("more than one")
+  })
+
+  it("takes the price map as a nested object from a YAML config file", () => {
+    const text =
+      "billing:\n  provider: stripe\n  prices:\n    pro: { month: price_pm }\n    founding:\n      year: price_fy\n"
+    const file = Either.getOrThrow(Load.parseFile(text, "signalman.yaml"))
+    const values = Either.getOrThrow(Load.resolve({ env: {}, file: { path: "signalman.yaml", settings: file } }))
+    expect(values["billing.prices"]).toEqual({ pro: { month: "price_pm" }, founding: { year: "price_fy" } })
+    expect(values["billing.provider"]).toBe("stripe")
   })
 
   it("maps plan and cadence to a price and back; a pair left out is not for sale", () => {
