@@ -15,6 +15,7 @@
  */
 import * as ApiError from "@signalman/core/ApiError"
 import { AccountId } from "@signalman/core/Identity"
+import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -244,7 +245,7 @@ export class BillingWebhook extends Effect.Service<BillingWebhook>()("Signalman/
             header: signature,
             body,
             secret,
-            nowSecs: Math.floor(Date.now() / 1000)
+            nowSecs: Math.floor((yield* Clock.currentTimeMillis) / 1000)
           })
           if (Either.isLeft(verified)) {
             yield* Effect.logWarning("Billing webhook refused").pipe(
