@@ -7,6 +7,9 @@
  * deleted (409 SUBSCRIPTION_STATE, `details.reason` `provider_refused` or `provider_unavailable`). An account
  * whose subscription has ended, or that never had one, is deleted without a call.
  *
+ * A cancel refused because the subscription has already ended at the provider (its event not yet here) is not a
+ * refusal: the provider is asked how the subscription stands, and one that has ended lets the deletion go on.
+ *
  * Should the soft delete fail after the provider ended the subscription, the subscription stays ended (the
  * provider's webhook tells the rest) and a retry of the deletion finds nothing live to end.
  */
@@ -51,8 +54,22 @@ export class SubscriptionEnd extends Effect.Service<SubscriptionEnd>()("Signalma
         if (Option.isNone(provider)) {
           return yield* Effect.fail(refused("provider_unavailable", "no payment provider is configured"))
         }
-        const ended = yield* provider.value.cancelNow(subscription.subscription_id).pipe(Effect.mapError(fromProvider))
-        yield* repo.subscriptionEnded(accountId, subscription.subscription_id, ended.status)
+        const operations = provider.value
+        const id = subscription.subscription_id
+        const ended = yield* operations.cancelNow(id).pipe(
+          // Refused because it has ended already (at the provider, its event not here yet): what counts is that it
+          // is over, so the provider is asked how it stands and a subscription ended there lets the deletion go on.
+          Effect.catchIf(
+            (error) => error.kind === "refused",
+            (error) =>
+              Effect.flatMap(
+                Effect.orElseFail(operations.getSubscription(id), () => error),
+                (current) => (ENDED.includes(current.status) ? Effect.succeed(current) : Effect.fail(error))
+              )
+          ),
+          Effect.mapError(fromProvider)
+        )
+        yield* repo.subscriptionEnded(accountId, id, ended.status)
       })
 
     return { beforeDeletion }

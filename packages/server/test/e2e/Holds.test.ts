@@ -403,6 +403,19 @@ Fixture.describeWith(`holds and account deletion (${TestDatabase.kind} database)
     })
   )
 
+  it.effect("a subscription already ended at the provider, its event not here yet, does not stop the deletion", () =>
+    Effect.gen(function* () {
+      const fake = yield* Fake
+      const { person, subscription, stripe } = yield* subscribed("delete-ended-there")
+      yield* stripe.cancelNow(subscription.id).pipe(Effect.orDie)
+      fake.takeEvents()
+      expect(yield* billingStatus(person)).toBe("active")
+      expect((yield* person.browser.request("/api/v1/me", { method: "DELETE" })).status).toBe(200)
+      expect(yield* billingStatus(person)).toBe("canceled")
+      expect(yield* deletedAt(person)).toEqual({ user: true, account: true })
+    })
+  )
+
   it.effect("an account without a live subscription is deleted without a call to the provider", () =>
     Effect.gen(function* () {
       const fake = yield* Fake
