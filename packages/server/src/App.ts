@@ -15,6 +15,8 @@ import * as AgentsHttp from "./agents/Http.js"
 import * as LocalBrowser from "./agents/LocalBrowser.js"
 import * as AgentStream from "./agents/Stream.js"
 import * as AuthHttp from "./auth/Http.js"
+import * as ConfiguredProvider from "./billing/ConfiguredProvider.js"
+import * as BillingHttp from "./billing/Http.js"
 import { MagicLinks } from "./auth/MagicLinks.js"
 import * as Pages from "./auth/Pages.js"
 import { Sessions } from "./auth/Sessions.js"
@@ -129,7 +131,9 @@ const apiGroups = Layer.mergeAll(
   StatusPagesHttp.layer.pipe(Layer.provide([viewerRecords, SubscriptionEnds.layer])),
   PublicHttp.layer.pipe(Layer.provide([viewerGate, Monitoring.reading])),
   SharesHttp.layer,
-  SubscriptionsHttp.layer.pipe(Layer.provide(viewerGate))
+  SubscriptionsHttp.layer.pipe(Layer.provide(viewerGate)),
+  // The payment provider `billing.provider` names, or none (every billing route then 404 BILLING_UNAVAILABLE).
+  BillingHttp.layer.pipe(Layer.provide(ConfiguredProvider.layer))
 )
 
 /** The pages and documents served beside the API, with their services. */
@@ -161,7 +165,9 @@ const pages = (server: Liveness.Server) =>
       PublicSnapshot.Default,
       viewerGate,
       passkeys,
-      Assets.Default
+      Assets.Default,
+      // The billing page reads the subscription through the same service as the API.
+      ConfiguredProvider.layer
     ]),
     Layer.provide([carriedInvitation, Monitoring.reading, Maintenance.Default, Plans.Default])
   )

@@ -19,15 +19,16 @@ import { sessionOnly } from "./RequiredScope.js"
 
 /**
  * A plan's price on one cadence: the amount in the currency's minor unit (cents), the currency lower-case as ISO
- * 4217 (as the provider writes it).
+ * 4217 (as the provider writes it). Both null when the operator sold the cadence without stating its amount
+ * (`billing.amounts`).
  *
  * @since 0.2.0
  * @category models
  */
 export class PlanPrice extends Schema.Class<PlanPrice>("PlanPrice")({
   interval: Interval,
-  amount_minor: Schema.Int,
-  currency: Schema.String
+  amount_minor: Schema.NullOr(Schema.Int),
+  currency: Schema.NullOr(Schema.String)
 }) {}
 
 /**
