@@ -98,6 +98,21 @@ export const literal = <const L extends string>(options: Common<L> & { readonly 
       : Either.right(found)
   })
 
+/** A value only one of `values` or unset (`billing.provider`: unset means the feature is off). */
+export const optionalLiteral = <const L extends string>(
+  options: Common<L | undefined> & { readonly values: ReadonlyArray<L> }
+) =>
+  make<L | undefined>(options, (raw) => {
+    if (raw === null || raw === undefined || raw === "") return Either.right(undefined)
+    const found = options.values.find((v) => v === raw)
+    return found === undefined
+      ? Either.left(`must be one of ${options.values.join(", ")} or unset, got ${show(raw)}`)
+      : Either.right(found)
+  })
+
+/** A setting with a parser of its own (`billing.prices`). */
+export const custom = <A>(options: Common<A>, parse: (raw: unknown) => Either.Either<A, string>) => make(options, parse)
+
 /** The items of a list value: an array from the file, or the comma-separated parts of an environment string. */
 const itemsOf = (raw: unknown): ReadonlyArray<unknown> | undefined =>
   typeof raw === "string"

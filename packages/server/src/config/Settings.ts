@@ -5,7 +5,11 @@
  */
 import { defaultMaxConcurrency as defaultFlowMaxConcurrency } from "@signalman/checks/Flow"
 import { defaultMaxConcurrency } from "@signalman/checks/Runner"
+import * as Either from "effect/Either"
+import * as BillingPrices from "./BillingPrices.js"
 import * as Setting from "./Setting.js"
+
+const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
 
 export const settings = {
   "server.host": Setting.string({
@@ -413,6 +417,49 @@ export const settings = {
     default: 10,
     min: 0
   }),
+  "billing.provider": Setting.optionalLiteral({
+    description:
+      "The payment provider: stripe; unset: no billing (every billing route answers 404 BILLING_UNAVAILABLE)",
+    values: ["stripe"]
+  }),
+  "billing.stripe.secret_key": Setting.optionalString({
+    description: "Stripe secret API key (sk_live_.. or a restricted rk_ key); billing.provider stripe needs it",
+    secret: true
+  }),
+  "billing.stripe.webhook_secret": Setting.optionalString({
+    description:
+      "Signing secret (whsec_..) of the Stripe webhook endpoint /webhooks/stripe; billing.provider stripe needs it",
+    secret: true
+  }),
+  "billing.stripe.api_base": Setting.custom<string>(
+    {
+      description: "Stripe API origin (https; http only on a loopback host, for tests)",
+      default: "https://api.stripe.com"
+    },
+    (raw) => {
+      if (typeof raw !== "string" || raw === "") return Either.left("must be a URL")
+      let parsed: URL
+      try {
+        parsed = new URL(raw)
+      } catch {
+        return Either.left("must be a URL")
+      }
+      if (parsed.protocol === "https:") return Either.right(raw.replace(/\/+$/, ""))
+      if (parsed.protocol === "http:" && LOOPBACK_HOSTS.includes(parsed.hostname)) {
+        return Either.right(raw.replace(/\/+$/, ""))
+      }
+      return Either.left("must be a URL with scheme https (http only on a loopback host)")
+    }
+  ),
+  "billing.prices": Setting.custom<BillingPrices.BillingPrices>(
+    {
+      description:
+        'Stripe price id of each plan and cadence, JSON: {"pro":{"month":"price_..","year":"price_.."}}; a pair left out is not for sale',
+      default: {},
+      defaultLabel: "{}"
+    },
+    BillingPrices.parse
+  ),
   plan_cache_ttl_secs: Setting.integer({
     description: "How long plan rows and overrides are cached",
     default: 300,

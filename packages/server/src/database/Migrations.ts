@@ -35,6 +35,7 @@ import m0022 from "./migrations/0022_managed_by.js"
 import m0023 from "./migrations/0023_credential_events.js"
 import m0024 from "./migrations/0024_oauth.js"
 import m0025 from "./migrations/0025_passkeys.js"
+import m0026 from "./migrations/0026_billing.js"
 
 export const loader = Migrator.fromRecord({
   "0001_instance": m0001,
@@ -61,7 +62,8 @@ export const loader = Migrator.fromRecord({
   "0022_managed_by": m0022,
   "0023_credential_events": m0023,
   "0024_oauth": m0024,
-  "0025_passkeys": m0025
+  "0025_passkeys": m0025,
+  "0026_billing": m0026
 })
 
 const run = Migrator.make({})

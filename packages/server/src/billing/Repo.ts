@@ -1,0 +1,156 @@
+/**
+ * Billing's SQL: an account's row at the payment provider (`billing_accounts`), the webhook's once-only ledger
+ * (`billing_events`), and the plan in force (`accounts.plan_id`) the webhook sets from the provider's answer.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { AccountId } from "@signalman/core/Identity"
+import { PlanId } from "@signalman/core/Plan"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Transaction from "../database/Transaction.js"
+
+const Interval = Schema.Literal("month", "year")
+
+/** An account's billing row as stored. */
+export const BillingAccountRow = Schema.Struct({
+  account_id: AccountId,
+  customer_id: Schema.String,
+  subscription_id: Schema.NullOr(Schema.String),
+  status: Schema.NullOr(Schema.String),
+  plan_id: Schema.NullOr(PlanId),
+  interval: Schema.NullOr(Interval),
+  current_period_end: Schema.NullOr(Schema.DateFromSelf),
+  pending_plan_id: Schema.NullOr(PlanId),
+  pending_interval: Schema.NullOr(Interval),
+  plan_change_at: Schema.NullOr(Schema.DateFromSelf),
+  schedule_id: Schema.NullOr(Schema.String),
+  cancel_at_period_end: Schema.Boolean,
+  payment_failed: Schema.Boolean,
+  updated_at: Schema.DateFromSelf
+})
+export type BillingAccountRow = typeof BillingAccountRow.Type
+
+/** The subscription as the provider last described it, written over the row. */
+export const SubscriptionState = Schema.Struct({
+  account_id: AccountId,
+  customer_id: Schema.String,
+  subscription_id: Schema.String,
+  status: Schema.String,
+  plan_id: Schema.NullOr(PlanId),
+  interval: Interval,
+  current_period_end: Schema.DateFromSelf,
+  pending_plan_id: Schema.NullOr(PlanId),
+  pending_interval: Schema.NullOr(Interval),
+  plan_change_at: Schema.NullOr(Schema.DateFromSelf),
+  schedule_id: Schema.NullOr(Schema.String),
+  cancel_at_period_end: Schema.Boolean,
+  payment_failed: Schema.Boolean
+})
+export type SubscriptionState = typeof SubscriptionState.Type
+
+const columns =
+  "account_id, customer_id, subscription_id, status, plan_id, interval, current_period_end, pending_plan_id, pending_interval, plan_change_at, schedule_id, cancel_at_period_end, payment_failed, updated_at"
+
+export class BillingRepo extends Effect.Service<BillingRepo>()("Signalman/BillingRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const byAccount = SqlSchema.findOne({
+      Request: AccountId,
+      Result: BillingAccountRow,
+      execute: (accountId) => sql`SELECT ${sql.literal(columns)} FROM billing_accounts WHERE account_id = ${accountId}`
+    })
+
+    // The subscription's own row first; else the customer's (a subscription event ahead of its checkout's).
+    const bySubscriptionOrCustomer = SqlSchema.findOne({
+      Request: Schema.Struct({ subscription_id: Schema.String, customer_id: Schema.String }),
+      Result: BillingAccountRow,
+      execute: ({ customer_id, subscription_id }) => sql`
+        SELECT ${sql.literal(columns)} FROM billing_accounts
+        WHERE subscription_id = ${subscription_id} OR customer_id = ${customer_id}
+        ORDER BY (subscription_id = ${subscription_id}) DESC NULLS LAST
+        LIMIT 1
+      `
+    })
+
+    const accountExists = SqlSchema.findOne({
+      Request: AccountId,
+      Result: Schema.Struct({ id: AccountId }),
+      execute: (accountId) => sql`SELECT id FROM accounts WHERE id = ${accountId}`
+    })
+
+    const insertCustomer = SqlSchema.void({
+      Request: Schema.Struct({ account_id: AccountId, customer_id: Schema.String }),
+      execute: ({ account_id, customer_id }) => sql`
+        INSERT INTO billing_accounts (account_id, customer_id) VALUES (${account_id}, ${customer_id})
+        ON CONFLICT (account_id) DO NOTHING
+      `
+    })
+
+    const recordEvent = SqlSchema.findOne({
+      Request: Schema.Struct({ event_id: Schema.String, type: Schema.String }),
+      Result: Schema.Struct({ event_id: Schema.String }),
+      execute: ({ event_id, type }) => sql`
+        INSERT INTO billing_events (event_id, type) VALUES (${event_id}, ${type})
+        ON CONFLICT (event_id) DO NOTHING
+        RETURNING event_id
+      `
+    })
+
+    const eventSeen = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ event_id: Schema.String }),
+      execute: (eventId) => sql`SELECT event_id FROM billing_events WHERE event_id = ${eventId}`
+    })
+
+    const writeSubscription = SqlSchema.void({
+      Request: SubscriptionState,
+      execute: (s) => sql`
+        INSERT INTO billing_accounts (
+          account_id, customer_id, subscription_id, status, plan_id, interval, current_period_end, pending_plan_id,
+          pending_interval, plan_change_at, schedule_id, cancel_at_period_end, payment_failed, updated_at
+        ) VALUES (
+          ${s.account_id}, ${s.customer_id}, ${s.subscription_id}, ${s.status}, ${s.plan_id}, ${s.interval},
+          ${s.current_period_end}, ${s.pending_plan_id}, ${s.pending_interval}, ${s.plan_change_at}, ${s.schedule_id},
+          ${s.cancel_at_period_end}, ${s.payment_failed}, now()
+        )
+        ON CONFLICT (account_id) DO UPDATE SET
+          customer_id = EXCLUDED.customer_id, subscription_id = EXCLUDED.subscription_id, status = EXCLUDED.status,
+          plan_id = EXCLUDED.plan_id, interval = EXCLUDED.interval, current_period_end = EXCLUDED.current_period_end,
+          pending_plan_id = EXCLUDED.pending_plan_id, pending_interval = EXCLUDED.pending_interval,
+          plan_change_at = EXCLUDED.plan_change_at, schedule_id = EXCLUDED.schedule_id,
+          cancel_at_period_end = EXCLUDED.cancel_at_period_end, payment_failed = EXCLUDED.payment_failed,
+          updated_at = now()
+      `
+    })
+
+    const setPlanInForce = SqlSchema.void({
+      Request: Schema.Struct({ account_id: AccountId, plan_id: PlanId }),
+      execute: ({ account_id, plan_id }) => sql`UPDATE accounts SET plan_id = ${plan_id} WHERE id = ${account_id}`
+    })
+
+    return {
+      /** The account's billing row, if it has been to the provider. */
+      byAccount: (accountId: AccountId): Effect.Effect<Option.Option<BillingAccountRow>> =>
+        Effect.orDie(byAccount(accountId)),
+      /** The row a provider subscription belongs to: its own, else its customer's. */
+      bySubscriptionOrCustomer: (subscriptionId: string, customerId: string) =>
+        Effect.orDie(bySubscriptionOrCustomer({ subscription_id: subscriptionId, customer_id: customerId })),
+      accountExists: (accountId: AccountId) => Effect.orDie(accountExists(accountId)),
+      /** Remembers the account's customer at the provider (the first one stays). */
+      insertCustomer: (accountId: AccountId, customerId: string) =>
+        Effect.orDie(insertCustomer({ account_id: accountId, customer_id: customerId })),
+      /** Whether a webhook event was processed already (a quick answer to a redelivery). */
+      eventSeen: (eventId: string) => Effect.orDie(eventSeen(eventId)),
+      /** Records an event as processed; none when it was already (the caller then changes nothing). */
+      recordEvent: (eventId: string, type: string) => Effect.orDie(recordEvent({ event_id: eventId, type })),
+      writeSubscription: (state: SubscriptionState) => Effect.orDie(writeSubscription(state)),
+      setPlanInForce: (accountId: AccountId, planId: PlanId) =>
+        Effect.orDie(setPlanInForce({ account_id: accountId, plan_id: planId })),
+      /** Runs the statements in one transaction. */
+      transaction: Transaction.make(sql)
+    }
+  })
+}) {}
