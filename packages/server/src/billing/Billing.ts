@@ -9,6 +9,7 @@
 import * as ApiError from "@signalman/core/ApiError"
 import { BillingRecord, PlanOnSale, PlanPrice, ProviderRedirect } from "@signalman/core/api/Billing"
 import * as Rules from "@signalman/core/Billing"
+import type { AccountId } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,7 @@ import * as Option from "effect/Option"
 import { AppConfig } from "../config/Config.js"
 import { ConfiguredProvider } from "./ConfiguredProvider.js"
 import type { PaymentProviderError } from "./PaymentProvider.js"
-import { BillingRepo, type BillingRow } from "./Repo.js"
+import { BillingRepo, type BillingState as BillingRow } from "./Repo.js"
 
 /** Where the provider sends the person back to: the billing page, told how the visit ended. */
 export const returnPaths = {
@@ -92,10 +93,23 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
       return sold.length === 0 ? [] : [new PlanOnSale({ plan_id: planId, name: Plan.plans[planId].name, prices: sold })]
     })
 
-    const read = (accountId: string) =>
-      Effect.flatMap(repo.state(accountId), (row) =>
-        row === undefined ? Effect.dieMessage(`account ${accountId} of a signed-in caller is gone`) : Effect.succeed(row)
+    const read = (accountId: AccountId) =>
+      Effect.flatMap(
+        repo.state(accountId),
+        Option.match({
+          onNone: () => Effect.dieMessage(`account ${accountId} of a signed-in caller is gone`),
+          onSome: Effect.succeed
+        })
       )
+
+    // A second checkout racing the first may have stored its customer meanwhile: the first stored stays, the
+    // other is left unused at the provider (it holds nothing).
+    const storeCustomer = (accountId: AccountId, customerId: string) =>
+      Effect.gen(function* () {
+        yield* repo.insertCustomer(accountId, customerId)
+        const stored = yield* repo.byAccount(accountId)
+        return Option.match(stored, { onNone: () => customerId, onSome: (row) => row.customer_id })
+      })
 
     const toRecord = (row: BillingRow): BillingRecord => {
       const live = subscriptionOf(row)
@@ -132,7 +146,7 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
         : Effect.succeed({ id: row.subscription_id, subscription })
     }
 
-    const clearBooking = (accountId: string) =>
+    const clearBooking = (accountId: AccountId) =>
       repo.writeBooking({
         account_id: accountId,
         pending_plan_id: null,
@@ -145,11 +159,11 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
       /** 404 BILLING_UNAVAILABLE when no payment provider is configured: the first check of every billing route. */
       available: Option.isSome(configured) ? Effect.void : Effect.fail(billingUnavailable()),
 
-      record: (accountId: string) => Effect.map(read(accountId), toRecord),
+      record: (accountId: AccountId) => Effect.map(read(accountId), toRecord),
 
       /** The provider's checkout page for the plan; the customer is created there once per account. */
       checkout: (
-        account: { readonly id: string; readonly email: string },
+        account: { readonly id: AccountId; readonly email: string },
         request: Rules.CheckoutRequest,
         baseUrl: string
       ) =>
@@ -160,7 +174,7 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
           const customerId =
             row.customer_id ??
             (yield* Effect.flatMap(call(provider.createCustomer({ accountId: account.id, email: account.email })), (c) =>
-              repo.storeCustomer(account.id, c.id)
+              storeCustomer(account.id, c.id)
             ))
           const session = yield* call(
             provider.createCheckout({
@@ -175,7 +189,7 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
         }),
 
       /** The provider's customer portal, for an account that has a customer there. */
-      portal: (accountId: string, baseUrl: string) =>
+      portal: (accountId: AccountId, baseUrl: string) =>
         Effect.gen(function* () {
           const provider = yield* requireProvider
           const row = yield* read(accountId)
@@ -186,7 +200,7 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
           return new ProviderRedirect({ url: portal.url })
         }),
 
-      changePlan: (accountId: string, request: Rules.PlanChangeRequest) =>
+      changePlan: (accountId: AccountId, request: Rules.PlanChangeRequest) =>
         Effect.gen(function* () {
           const provider = yield* requireProvider
           const row = yield* read(accountId)
@@ -225,7 +239,7 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
           return toRecord(yield* read(accountId))
         }),
 
-      cancel: (accountId: string) =>
+      cancel: (accountId: AccountId) =>
         Effect.gen(function* () {
           const provider = yield* requireProvider
           const row = yield* read(accountId)
@@ -245,7 +259,7 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
           return toRecord(yield* read(accountId))
         }),
 
-      withdrawCancel: (accountId: string) =>
+      withdrawCancel: (accountId: AccountId) =>
         Effect.gen(function* () {
           const provider = yield* requireProvider
           const row = yield* read(accountId)
