@@ -12,7 +12,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ApiError from "./ApiError.js"
-import { PlanId } from "./Plan.js"
+import type { PlanId } from "./Plan.js"
 
 /**
  * How often a subscription renews.
@@ -57,7 +57,8 @@ export const isBigger = (to: PlanId, from: PlanId): boolean => planOrder.indexOf
  * @since 0.2.0
  * @category getters
  */
-export const priceOf = (prices: Prices, plan: PlanId, interval: Interval): string | undefined => prices[plan]?.[interval]
+export const priceOf = (prices: Prices, plan: PlanId, interval: Interval): string | undefined =>
+  prices[plan]?.[interval]
 
 // The provider's subscription statuses that end it: a new one may be bought. Everything else (active, trialing,
 // past_due, unpaid, incomplete, paused) is a subscription the account still has.
@@ -216,7 +217,9 @@ export const changePlan = (
   if (inForce) {
     return hasBooking(subscription)
       ? Either.right({ _tag: "WithdrawBooking", scheduleId: subscription.scheduleId })
-      : Either.left(stateError(`The ${request.plan_id} plan by the ${request.interval} is already in force`, "in_force"))
+      : Either.left(
+          stateError(`The ${request.plan_id} plan by the ${request.interval} is already in force`, "in_force")
+        )
   }
   const next = booked(subscription)
   if (hasBooking(subscription) && request.plan_id === next.planId && request.interval === next.interval) {

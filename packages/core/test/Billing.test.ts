@@ -40,13 +40,16 @@ describe("Billing.checkout", () => {
   })
 
   it("terms not accepted: 400 VALIDATION_FAILED on accept_terms, before anything else", () => {
-    expect(refusal(Billing.checkout(live(), { plan_id: "free", interval: "year", accept_terms: false }, prices))).toEqual(
-      { status: 400, code: "VALIDATION_FAILED", field: "accept_terms" }
-    )
+    expect(
+      refusal(Billing.checkout(live(), { plan_id: "free", interval: "year", accept_terms: false }, prices))
+    ).toEqual({ status: 400, code: "VALIDATION_FAILED", field: "accept_terms" })
   })
 
   it("a plan and cadence without a price: 409 PLAN_NOT_FOR_SALE on plan_id", () => {
-    for (const [plan, interval] of [["free", "month"], ["founding", "year"]] as const) {
+    for (const [plan, interval] of [
+      ["free", "month"],
+      ["founding", "year"]
+    ] as const) {
       expect(refusal(Billing.checkout(null, { plan_id: plan, interval, accept_terms: true }, prices))).toEqual({
         status: 409,
         code: "PLAN_NOT_FOR_SALE",
@@ -66,8 +69,9 @@ describe("Billing.checkout", () => {
 
 describe("Billing.changePlan", () => {
   it("a bigger plan: at once, dropping a booking first", () => {
-    expect(refusal(Billing.changePlan(live({ planId: "founding" }), { plan_id: "pro", interval: "month" }, prices)))
-      .toEqual({ ok: { _tag: "UpgradeNow", priceId: "price_pro_m", releaseScheduleId: null } })
+    expect(
+      refusal(Billing.changePlan(live({ planId: "founding" }), { plan_id: "pro", interval: "month" }, prices))
+    ).toEqual({ ok: { _tag: "UpgradeNow", priceId: "price_pro_m", releaseScheduleId: null } })
     expect(
       refusal(
         Billing.changePlan(
@@ -106,9 +110,9 @@ describe("Billing.changePlan", () => {
 
   it("another booking replaces the one there", () => {
     const booked = live({ pendingInterval: "year", scheduleId: "sub_sched_3" })
-    expect(Either.getOrThrow(Billing.changePlan(booked, { plan_id: "founding", interval: "month" }, prices))).toMatchObject(
-      { _tag: "BookAtPeriodEnd", planId: "founding", releaseScheduleId: "sub_sched_3" }
-    )
+    expect(
+      Either.getOrThrow(Billing.changePlan(booked, { plan_id: "founding", interval: "month" }, prices))
+    ).toMatchObject({ _tag: "BookAtPeriodEnd", planId: "founding", releaseScheduleId: "sub_sched_3" })
   })
 
   it("to the plan and cadence in force, or already booked: 409 SUBSCRIPTION_STATE", () => {

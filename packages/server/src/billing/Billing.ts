@@ -173,8 +173,9 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
           const { priceId } = yield* refuse(Rules.checkout(subscriptionOf(row), request, prices))
           const customerId =
             row.customer_id ??
-            (yield* Effect.flatMap(call(provider.createCustomer({ accountId: account.id, email: account.email })), (c) =>
-              storeCustomer(account.id, c.id)
+            (yield* Effect.flatMap(
+              call(provider.createCustomer({ accountId: account.id, email: account.email })),
+              (c) => storeCustomer(account.id, c.id)
             ))
           const session = yield* call(
             provider.createCheckout({

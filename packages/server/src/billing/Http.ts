@@ -20,9 +20,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "billing", (handlers) =>
     const payer = Effect.zipRight(billing.available, requirePayer)
     return handlers
       .handle("get", () => Effect.flatMap(payer, (account) => billing.record(account.id)))
-      .handle("checkout", ({ payload }) =>
-        Effect.flatMap(payer, (account) => billing.checkout(account, payload, base))
-      )
+      .handle("checkout", ({ payload }) => Effect.flatMap(payer, (account) => billing.checkout(account, payload, base)))
       .handle("portal", () => Effect.flatMap(payer, (account) => billing.portal(account.id, base)))
       .handle("changePlan", ({ payload }) =>
         Effect.flatMap(payer, (account) => billing.changePlan(account.id, payload))

@@ -66,7 +66,8 @@ Fixture.describeWith(`dashboard billing (${TestDatabase.kind} database)`, server
           Effect.promise(() =>
             fetch(at("/api/v1/account/billing"), {
               headers: { cookie: [...person.browser.cookies].map(([k, v]) => `${k}=${v}`).join("; ") }
-            }).then((r) => r.json())
+            })
+              .then((r) => r.json())
               .then((body: unknown) => Schema.decodeUnknownSync(BillingRecord)(body))
           )
 

@@ -131,37 +131,39 @@ layer(server, { excludeTestServices: true })(`Billing (${TestDatabase.kind} data
     })
   )
 
-  it.effect("checkout refusals: terms not accepted, a pair not for sale, an unknown plan; nothing reaches the provider", () =>
-    Effect.gen(function* () {
-      const fake = yield* Fake
-      const person = yield* Fixture.person({ label: "refused" })
-      const path = `${BILLING}/checkout`
-      const before = fake.received.length
-      expect(
-        refusal(yield* send(person, "POST", path, { plan_id: "pro", interval: "month", accept_terms: false }))
-      ).toEqual({ status: 400, code: "VALIDATION_FAILED", field: "accept_terms" })
-      expect(refusal(yield* send(person, "POST", path, { plan_id: "pro", interval: "month" }))).toMatchObject({
-        status: 400,
-        field: "accept_terms"
-      })
-      for (const [plan_id, interval] of [
-        ["founding", "year"],
-        ["free", "month"]
-      ]) {
-        expect(refusal(yield* send(person, "POST", path, { plan_id, interval, accept_terms: true }))).toEqual({
-          status: 409,
-          code: "PLAN_NOT_FOR_SALE",
-          field: "plan_id"
+  it.effect(
+    "checkout refusals: terms not accepted, a pair not for sale, an unknown plan; nothing reaches the provider",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* Fake
+        const person = yield* Fixture.person({ label: "refused" })
+        const path = `${BILLING}/checkout`
+        const before = fake.received.length
+        expect(
+          refusal(yield* send(person, "POST", path, { plan_id: "pro", interval: "month", accept_terms: false }))
+        ).toEqual({ status: 400, code: "VALIDATION_FAILED", field: "accept_terms" })
+        expect(refusal(yield* send(person, "POST", path, { plan_id: "pro", interval: "month" }))).toMatchObject({
+          status: 400,
+          field: "accept_terms"
         })
-      }
-      expect(
-        refusal(yield* send(person, "POST", path, { plan_id: "enterprise", interval: "month", accept_terms: true }))
-      ).toMatchObject({ status: 400, field: "plan_id" })
-      expect(
-        refusal(yield* send(person, "POST", path, { plan_id: "pro", interval: "week", accept_terms: true }))
-      ).toMatchObject({ status: 400, field: "interval" })
-      expect(fake.received.length).toBe(before)
-    })
+        for (const [plan_id, interval] of [
+          ["founding", "year"],
+          ["free", "month"]
+        ]) {
+          expect(refusal(yield* send(person, "POST", path, { plan_id, interval, accept_terms: true }))).toEqual({
+            status: 409,
+            code: "PLAN_NOT_FOR_SALE",
+            field: "plan_id"
+          })
+        }
+        expect(
+          refusal(yield* send(person, "POST", path, { plan_id: "enterprise", interval: "month", accept_terms: true }))
+        ).toMatchObject({ status: 400, field: "plan_id" })
+        expect(
+          refusal(yield* send(person, "POST", path, { plan_id: "pro", interval: "week", accept_terms: true }))
+        ).toMatchObject({ status: 400, field: "interval" })
+        expect(fake.received.length).toBe(before)
+      })
   )
 
   it.effect(
@@ -197,7 +199,11 @@ layer(server, { excludeTestServices: true })(`Billing (${TestDatabase.kind} data
         // Buying again while one is live.
         expect(
           refusal(
-            yield* send(person, "POST", `${BILLING}/checkout`, { plan_id: "founding", interval: "month", accept_terms: true })
+            yield* send(person, "POST", `${BILLING}/checkout`, {
+              plan_id: "founding",
+              interval: "month",
+              accept_terms: true
+            })
           )
         ).toEqual(state)
         // The portal opens for the customer.
@@ -215,7 +221,9 @@ layer(server, { excludeTestServices: true })(`Billing (${TestDatabase.kind} data
       const answered = Http.expectOk(yield* changePlan(person, "pro", "month"), BillingRecord)
       // The answer is the record as it stands: the webhook has not confirmed yet.
       expect(answered.plan_id).toBe("founding")
-      const update = fake.received.filter((r) => r.method === "POST" && r.path === `/v1/subscriptions/${subscriptionId}`)
+      const update = fake.received.filter(
+        (r) => r.method === "POST" && r.path === `/v1/subscriptions/${subscriptionId}`
+      )
       expect(update.at(-1)?.params["proration_behavior"]).toBe("create_prorations")
       expect(fake.subscriptions.get(subscriptionId)?.priceId).toBe("price_pro_month")
       yield* fake.flush()
@@ -275,7 +283,12 @@ layer(server, { excludeTestServices: true })(`Billing (${TestDatabase.kind} data
       const { person, subscriptionId } = yield* subscriber("pro", "month")
       expect(refusal(yield* changePlan(person, "pro", "month"))).toEqual(state)
       const booked = Http.expectOk(yield* changePlan(person, "pro", "year"), BillingRecord)
-      expect(booked).toMatchObject({ plan_id: "pro", interval: "month", pending_plan_id: null, pending_interval: "year" })
+      expect(booked).toMatchObject({
+        plan_id: "pro",
+        interval: "month",
+        pending_plan_id: null,
+        pending_interval: "year"
+      })
       expect(fake.subscriptions.get(subscriptionId)?.priceId).toBe("price_pro_month")
       yield* fake.flush()
       fake.advance(subscriptionId)

@@ -72,7 +72,10 @@ ${Fields.status}
 <button type="submit" class="primary">Continue to payment</button>
 </form>`
 
-const changeForm = (record: BillingRecord, plans: ReadonlyArray<PlanOnSale>): Html => html`<form id="plan-form" class="panel"
+const changeForm = (
+  record: BillingRecord,
+  plans: ReadonlyArray<PlanOnSale>
+): Html => html`<form id="plan-form" class="panel"
   data-api="/api/v1/account/billing/plan" data-method="PUT" data-reload method="post" action="/dashboard/js-required">
 <h3>Change plan</h3>
 <p class="hint">A bigger plan applies at once, and the provider charges the difference for the rest of the period. A
