@@ -21,6 +21,8 @@ import { Sessions } from "./auth/Sessions.js"
 import { SignIn } from "./auth/SignIn.js"
 import * as ConfiguredProvider from "./billing/ConfiguredProvider.js"
 import * as BillingHttp from "./billing/Http.js"
+import { BillingWebhook } from "./billing/Webhook.js"
+import * as BillingWebhookRoute from "./billing/WebhookRoute.js"
 import * as ChannelsHttp from "./channels/Http.js"
 import * as Config from "./config/Config.js"
 import { Assets } from "./dashboard/Assets.js"
@@ -151,6 +153,8 @@ const pages = (server: Liveness.Server) =>
     PublicPages.customDomain,
     SharePage.layer,
     SubscriberPages.layer,
+    // The payment provider's webhook: its body read raw, for the signature.
+    BillingWebhookRoute.layer.pipe(Layer.provide(BillingWebhook.Default)),
     // Cache hits of public pages, answered by the listener from the same snapshots.
     PublicFastPath.layer(server)
   ).pipe(
@@ -190,7 +194,8 @@ const api = (server: Liveness.Server, options: Serve.Options) =>
         ...SignInPages.routes,
         ...PublicPages.routes,
         ...SharePage.routes,
-        ...SubscriberPages.routes
+        ...SubscriberPages.routes,
+        ...BillingWebhookRoute.routes
       ]
     }
   )

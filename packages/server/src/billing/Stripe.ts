@@ -374,14 +374,16 @@ export const make = (options: Options): Operations => {
   }
 }
 
-/** The provider from the settings; `billing.provider: stripe` without a secret key stops the boot. */
+/** The provider from the settings; `billing.provider: stripe` without its two secrets stops the boot. */
 export const layer: Layer.Layer<PaymentProvider, never, AppConfig> = Layer.effect(
   PaymentProvider,
   Effect.gen(function* () {
     const config = yield* AppConfig
     const secretKey = config["billing.stripe.secret_key"]
-    if (secretKey === undefined) {
-      return yield* Effect.dieMessage("billing.provider is stripe but billing.stripe.secret_key is not set")
+    if (secretKey === undefined || config["billing.stripe.webhook_secret"] === undefined) {
+      return yield* Effect.dieMessage(
+        "billing.provider is stripe: billing.stripe.secret_key and billing.stripe.webhook_secret must both be set"
+      )
     }
     return make({ secretKey, apiBase: config["billing.stripe.api_base"] })
   })
