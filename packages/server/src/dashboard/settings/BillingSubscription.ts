@@ -2,8 +2,8 @@
  * The subscription part of `/settings/billing`: what the account pays for (plan, cadence, period end, a change or a
  * cancel booked, a failed payment) and the buttons that change it, each writing through the JSON API
  * (`/api/v1/account/billing*`) with the dashboard's forms and actions: checkout and the portal follow the provider's
- * URL the API answers; a change, a cancel or a withdrawal reloads the page. Only the account's payer sees the
- * controls, as only they may use the API behind them.
+ * URL the API answers; a change, a cancel or a withdrawal loads the page again (without the checkout's outcome).
+ * Only the account's payer sees the controls, as only they may use the API behind them.
  */
 import type { BillingRecord, PlanOnSale, PlanPrice } from "@signalman/core/api/Billing"
 import type { Interval } from "@signalman/core/Billing"
@@ -76,7 +76,7 @@ const changeForm = (
   record: BillingRecord,
   plans: ReadonlyArray<PlanOnSale>
 ): Html => html`<form id="plan-form" class="panel"
-  data-api="/api/v1/account/billing/plan" data-method="PUT" data-reload method="post" action="/dashboard/js-required">
+  data-api="/api/v1/account/billing/plan" data-method="PUT" data-redirect="/settings/billing" method="post" action="/dashboard/js-required">
 <h3>Change plan</h3>
 <p class="hint">A bigger plan applies at once, and the provider charges the difference for the rest of the period. A
 smaller plan, or the other billing cadence, starts at the end of the period.</p>
@@ -105,15 +105,15 @@ const pending = (record: BillingRecord): Html => {
   const keep = JSON.stringify({ plan_id: record.plan_id, interval: record.interval })
   return html`<p class="note" id="pending-change">From ${record.plan_change_at === null ? "the end of the period" : time(record.plan_change_at)}
 your plan becomes <strong>${plan}</strong>, billed ${intervalWords[interval]}.
-<button type="button" class="js-only" data-action="/api/v1/account/billing/plan" data-method="PUT" data-body="${keep}">Keep my current plan</button></p>`
+<button type="button" class="js-only" data-action="/api/v1/account/billing/plan" data-method="PUT" data-body="${keep}" data-redirect="/settings/billing">Keep my current plan</button></p>`
 }
 
 const cancelControls = (record: BillingRecord): Html =>
   record.cancel_at_period_end
     ? html`<p class="note" id="cancel-booked">Your subscription ends${record.current_period_end === null ? "" : html` on ${time(record.current_period_end)}`};
 after that the account is on the Free plan.
-<button type="button" class="js-only" data-action="/api/v1/account/billing/cancel" data-method="DELETE">Keep my subscription</button></p>`
-    : html`<p><button type="button" class="danger js-only" data-action="/api/v1/account/billing/cancel" data-method="POST"
+<button type="button" class="js-only" data-action="/api/v1/account/billing/cancel" data-method="DELETE" data-redirect="/settings/billing">Keep my subscription</button></p>`
+    : html`<p><button type="button" class="danger js-only" data-action="/api/v1/account/billing/cancel" data-method="POST" data-redirect="/settings/billing"
   data-confirm="${
     record.payment_failed
       ? "Cancel now? The last payment failed, so the subscription ends at once and the account moves to the Free plan."
