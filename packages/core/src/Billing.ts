@@ -192,8 +192,8 @@ export type PlanChange =
   | { readonly _tag: "WithdrawBooking"; readonly scheduleId: string | null }
 
 /**
- * Moving plan: refused without a live subscription, while a cancel is booked, or to the plan and cadence already in
- * force (with nothing booked) or already booked; a plan and cadence without a price is not for sale.
+ * Moving plan: a plan and cadence without a price is not for sale; otherwise refused without a live subscription,
+ * while a cancel is booked, or to the plan and cadence already in force (with nothing booked) or already booked.
  *
  * @since 0.2.0
  * @category rules
@@ -203,11 +203,12 @@ export const changePlan = (
   request: PlanChangeRequest,
   prices: Prices
 ): Either.Either<PlanChange, ApiError.Conflict> => {
+  // What is asked for is judged first, where the subscription stands after: the same order as checkout's.
+  const priceId = priceOf(prices, request.plan_id, request.interval)
+  if (priceId === undefined) return Either.left(notForSale(request.plan_id, request.interval))
   if (!isLive(subscription)) {
     return Either.left(stateError("The account has no subscription: buy one through checkout", "none"))
   }
-  const priceId = priceOf(prices, request.plan_id, request.interval)
-  if (priceId === undefined) return Either.left(notForSale(request.plan_id, request.interval))
   if (subscription.cancelAtPeriodEnd) {
     return Either.left(
       stateError("A cancel is booked for the period end: withdraw it before changing plan", "cancel_booked")

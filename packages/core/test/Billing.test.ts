@@ -128,12 +128,14 @@ describe("Billing.changePlan", () => {
     expect(refusal(Billing.changePlan(live({ status: "canceled" }), request, prices))).toEqual(state)
   })
 
-  it("a plan and cadence without a price: 409 PLAN_NOT_FOR_SALE", () => {
-    expect(refusal(Billing.changePlan(live(), { plan_id: "founding", interval: "year" }, prices))).toEqual({
-      status: 409,
-      code: "PLAN_NOT_FOR_SALE",
-      field: "plan_id"
-    })
+  it("a plan and cadence without a price: 409 PLAN_NOT_FOR_SALE, with or without a subscription", () => {
+    for (const subscription of [live(), null]) {
+      expect(refusal(Billing.changePlan(subscription, { plan_id: "founding", interval: "year" }, prices))).toEqual({
+        status: 409,
+        code: "PLAN_NOT_FOR_SALE",
+        field: "plan_id"
+      })
+    }
   })
 })
 

@@ -17,6 +17,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { AppConfig } from "../config/Config.js"
 import { ConfiguredProvider } from "./ConfiguredProvider.js"
+import { billingUnavailable } from "./Payer.js"
 import type { PaymentProviderError } from "./PaymentProvider.js"
 import { BillingRepo, type BillingState as BillingRow } from "./Repo.js"
 
@@ -60,9 +61,6 @@ export const subscriptionOf = (row: BillingRow): Rules.Subscription | null =>
       }
 
 const utc = (date: Date | null) => (date === null ? null : DateTime.unsafeFromDate(date))
-
-export const billingUnavailable = () =>
-  ApiError.make("BILLING_UNAVAILABLE", "Billing is not offered here: no payment provider is configured")
 
 const noCustomer = () =>
   ApiError.make("SUBSCRIPTION_STATE", "The account has never bought a plan: there is no portal to open yet", {
@@ -129,8 +127,8 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
 
     const call = <A>(effect: Effect.Effect<A, PaymentProviderError>) => Effect.mapError(effect, providerFailed)
 
-    // The provider, or 404 BILLING_UNAVAILABLE: the HTTP layer asks `available` before anything, so an operation
-    // reaching this without one cannot happen, but the operations stay safe to call on their own.
+    // The provider, or 404 BILLING_UNAVAILABLE: the routes' gate (`Payer.requirePayer`) refuses first, so an
+    // operation reaching this without one cannot happen, but the operations stay safe to call on their own.
     const requireProvider = Option.match(configured, {
       onNone: () => Effect.fail(billingUnavailable()),
       onSome: (operations) => Effect.succeed(operations)
@@ -156,9 +154,6 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
       })
 
     return {
-      /** 404 BILLING_UNAVAILABLE when no payment provider is configured: the first check of every billing route. */
-      available: Option.isSome(configured) ? Effect.void : Effect.fail(billingUnavailable()),
-
       record: (accountId: AccountId) => Effect.map(read(accountId), toRecord),
 
       /** The provider's checkout page for the plan; the customer is created there once per account. */

@@ -5,6 +5,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { SignalmanApi } from "@signalman/core/api/Api"
+import { Caller } from "@signalman/core/api/Authentication"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Authentication from "../auth/Authentication.js"
@@ -17,15 +18,19 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "billing", (handlers) =>
     const base = yield* publicBaseUrl
     const billing = yield* Billing
     // No provider first (the feature is off for everyone), then who may use it.
-    const payer = Effect.zipRight(billing.available, requirePayer)
+    const account = Effect.map(requirePayer, (payer) => payer.accountId)
     return handlers
-      .handle("get", () => Effect.flatMap(payer, (account) => billing.record(account.id)))
-      .handle("checkout", ({ payload }) => Effect.flatMap(payer, (account) => billing.checkout(account, payload, base)))
-      .handle("portal", () => Effect.flatMap(payer, (account) => billing.portal(account.id, base)))
-      .handle("changePlan", ({ payload }) =>
-        Effect.flatMap(payer, (account) => billing.changePlan(account.id, payload))
+      .handle("get", () => Effect.flatMap(account, billing.record))
+      .handle("checkout", ({ payload }) =>
+        Effect.gen(function* () {
+          const accountId = yield* account
+          const caller = yield* Caller
+          return yield* billing.checkout({ id: accountId, email: caller.user.email }, payload, base)
+        })
       )
-      .handle("cancel", () => Effect.flatMap(payer, (account) => billing.cancel(account.id)))
-      .handle("withdrawCancel", () => Effect.flatMap(payer, (account) => billing.withdrawCancel(account.id)))
+      .handle("portal", () => Effect.flatMap(account, (id) => billing.portal(id, base)))
+      .handle("changePlan", ({ payload }) => Effect.flatMap(account, (id) => billing.changePlan(id, payload)))
+      .handle("cancel", () => Effect.flatMap(account, billing.cancel))
+      .handle("withdrawCancel", () => Effect.flatMap(account, billing.withdrawCancel))
   })
 ).pipe(Layer.provide([Billing.Default, Authentication.layer]))

@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { Billing } from "../../billing/Billing.js"
 import { requirePayer } from "../../billing/Payer.js"
+import { AppConfig } from "../../config/Config.js"
 import type { Route } from "../../http/RouteTable.js"
 import { MeService } from "../../me/Me.js"
 import { Orgs } from "../../orgs/Orgs.js"
@@ -33,6 +34,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const orgs = yield* Orgs
     const me = yield* MeService
     const billing = yield* Billing
+    const payer = Effect.provideService(requirePayer, AppConfig, yield* AppConfig)
     const { page } = yield* Pages
     yield* router.get(
       "/settings/billing",
@@ -48,9 +50,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           const checkout = typeof query["checkout"] === "string" ? query["checkout"] : undefined
           // The subscription of the account the page acts for (its org's, as the forms' API calls name it): the
           // controls for its payer, a note for anyone else, nothing when no provider is configured.
-          const subscription = yield* billing.available.pipe(
-            Effect.zipRight(requirePayer),
-            Effect.flatMap((account) => billing.record(account.id)),
+          const subscription = yield* payer.pipe(
+            Effect.flatMap((payer) => billing.record(payer.accountId)),
             Effect.map((record) => BillingSubscription.forPayer(record, checkout)),
             Effect.catchTags({
               NotFound: () => Effect.succeed(html``),
