@@ -26,6 +26,11 @@ describe("redirect after sign-in", () => {
     for (const bad of [
       "//evil.example",
       "/\\evil.example",
+      "/\t/evil.example",
+      "/\n/evil.example",
+      "/\r//evil.example",
+      "/a\\b",
+      "/\u0000x",
       "https://evil.example",
       "javascript:alert(1)",
       "settings",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { passkeyButton } from "../src/auth/PasskeyButton.js"
+import { passkeyButton } from "../src/login/PasskeyButton.js"
 
 describe("the login page's passkey part", () => {
   it("is rendered hidden for the script to show, carrying the invitation and redirect_after escaped", () => {

@@ -75,11 +75,18 @@ export class Accounts extends Effect.Service<Accounts>()("Signalman/Accounts", {
         return `${base}-${uuidv7().slice(-8)}`
       })
 
-    /** A new person with an account of their own and a personal org they own. */
+    /**
+     * A new person with an account of their own and a personal org they own. Under the address's sign-up lock: a
+     * first sign-in of the same address by another method (a magic link and a provider at once) that got there
+     * first is answered with the person it made, rather than a second insert failing on the unique address.
+     */
     const signUp = (email: string, withPersonalOrg: boolean) =>
       repo
         .transaction(
           Effect.gen(function* () {
+            yield* repo.lockSignUp(normalizeEmail(email))
+            const existing = yield* repo.userByEmail(normalizeEmail(email))
+            if (existing !== undefined) return existing.id
             const accountId = uuidv7()
             const userId = uuidv7()
             yield* repo.insertAccount(accountId)

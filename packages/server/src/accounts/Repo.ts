@@ -112,9 +112,19 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Signalman/Acco
       `
     })
 
+    const lockSignUp = SqlSchema.void({
+      Request: Schema.String,
+      execute: (email) => sql`SELECT pg_advisory_xact_lock(hashtext(${`sign_up:${email}`}))`
+    })
+
     // Our own rows failing their schema, or the database failing, are defects at this boundary.
     return {
       transaction: Transaction.make(sql),
+      /**
+       * Holds the sign-up lock of an address to the end of the transaction (`sign_up:<address>`, the key OAuth's
+       * phase C takes too), so two first sign-ins of one address by any methods wait for each other.
+       */
+      lockSignUp: (email: string) => Effect.orDie(lockSignUp(email)),
       userByEmail: (email: string) => Effect.map(Effect.orDie(userByEmail(email)), Option.getOrUndefined),
       userById: (id: string) => Effect.map(Effect.orDie(userById(id)), Option.getOrUndefined),
       /** The user's orgs that are not deleted, oldest membership first. */

@@ -44,9 +44,18 @@ export type Outcome =
     }
   | { readonly _tag: "SignupClosed" }
 
-/** Only a path on this service: `//evil.example` and `/\evil.example` are other hosts to a browser. */
-export const safeRedirect = (value: string | null): string | null =>
-  value?.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") && value.length <= 2000 ? value : null
+/**
+ * Only a path on this service. `//evil.example` and `/\evil.example` are other hosts to a browser, and so is
+ * `/<tab>/evil.example`: browsers drop tabs and line breaks from a URL before reading it. So a backslash or a
+ * control character anywhere refuses the value, and what is left must still be a path on this origin when a URL
+ * parser resolves it.
+ */
+export const safeRedirect = (value: string | null): string | null => {
+  if (value === null || value.length > 2000 || !value.startsWith("/") || value.startsWith("//")) return null
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+  if (/[\\\u0000-\u001f\u007f]/.test(value)) return null
+  return new URL(value, "http://signalman.invalid").origin === "http://signalman.invalid" ? value : null
+}
 
 export class SignIn extends Effect.Service<SignIn>()("Signalman/SignIn", {
   effect: Effect.gen(function* () {

@@ -9,10 +9,10 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Authentication from "../auth/Authentication.js"
-import { deviceOf } from "../auth/Http.js"
+import { deviceOf, withCookies } from "../auth/Http.js"
 import { requireSession } from "../auth/Policy.js"
 import { publicBaseUrl } from "../config/Config.js"
-import { OAuth } from "./OAuth.js"
+import { OAuth, STATE_COOKIE, STATE_COOKIE_SECS } from "./OAuth.js"
 import { callbackUrl } from "./Pages.js"
 import type { IdentityRow } from "./Repo.js"
 import { SignInMethods } from "./SignInMethods.js"
@@ -37,14 +37,16 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "signInMethods", (handle
         Effect.gen(function* () {
           const caller = yield* Caller
           yield* requireSession
-          const redirect = yield* oauth.begin({
+          const { url, state } = yield* oauth.begin({
             provider: path.provider,
             invitation: null,
             redirectAfter: null,
             linkUserId: caller.user.id,
             redirectUri: callbackUrl(base, path.provider)
           })
-          return new LinkStarted({ redirect })
+          // The link's callback is taken only from this browser (oauth/OAuth.ts, STATE_COOKIE).
+          yield* withCookies([[STATE_COOKIE, state, STATE_COOKIE_SECS]])
+          return new LinkStarted({ redirect: url })
         })
       )
       .handle("list", () =>

@@ -23,12 +23,23 @@ import { AppConfig } from "../config/Config.js"
 import { CredentialEvents } from "../credentials/CredentialEvents.js"
 import type { UniqueViolation } from "../database/UniqueViolation.js"
 import { uuidv7 } from "../infra/Ids.js"
-import { randomSecret, sha256 } from "../infra/Secrets.js"
+import { randomSecret, safeEqual, sha256 } from "../infra/Secrets.js"
 import * as Protocols from "./Protocols.js"
 import * as Providers from "./Providers.js"
 import { OAuthRepo } from "./Repo.js"
 
 const STATE_MINUTES = 10
+
+/**
+ * The cookie that binds a dance to the browser that began it: it holds the state, and the callback is taken only
+ * from a browser that has it (RFC 6749 10.12). Without it, a callback URL someone made with their own provider
+ * account could be opened in another person's browser and sign that browser in as them (login CSRF). One dance per
+ * browser at a time: a second begun in another tab replaces the first's cookie.
+ */
+export const STATE_COOKIE = "_sm_oauth"
+
+/** How long the state cookie lives: the state's own lifetime. */
+export const STATE_COOKIE_SECS = STATE_MINUTES * 60
 
 /** Where a callback sends the browser: signed in (with the session cookie to set), or elsewhere with a reason. */
 export type Outcome =
@@ -49,6 +60,8 @@ export interface Callback {
   readonly error: string | undefined
   /** The session cookie the browser arrived with. */
   readonly sessionCookie: string | undefined
+  /** The state cookie the browser arrived with (`STATE_COOKIE`). */
+  readonly stateCookie: string | undefined
   readonly device: Device
   /** `<public base>/auth/<provider>/callback`. */
   readonly redirectUri: string
@@ -103,7 +116,7 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
           link_user_id: input.linkUserId,
           expiry_minutes: STATE_MINUTES
         })
-        return authorization.url
+        return { url: authorization.url, state }
       })
 
     const refuse = (provider: Provider, reason: FailureReason, device: Device, userId?: string) =>
@@ -185,18 +198,30 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
         })
       )
 
-    /** The callback, in its three phases; after commit, an identity linked is a credential change on record. */
+    /**
+     * The callback, in its three phases; after commit, an identity linked is a credential change on record. The
+     * sign-in has happened by then (its session is stored): a record that cannot be written is logged, and the
+     * browser still gets its session rather than a 500 with none.
+     */
     const callback = (input: Callback): Effect.Effect<Outcome, ApiError.ApiError> =>
       Effect.tap(phases(input), ({ linked }) =>
         linked === undefined
           ? Effect.void
-          : credentialEvents.added({
-              userId: linked.userId,
-              method: linked.provider,
-              origin: linked.origin,
-              label: linked.label,
-              device: input.device
-            })
+          : credentialEvents
+              .added({
+                userId: linked.userId,
+                method: linked.provider,
+                origin: linked.origin,
+                label: linked.label,
+                device: input.device
+              })
+              .pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logError("A linked provider's credential event could not be recorded", cause).pipe(
+                    Effect.annotateLogs({ user_id: linked.userId, provider: linked.provider })
+                  )
+                )
+              )
       ).pipe(Effect.map(({ outcome }) => outcome))
 
     const phases = (input: Callback): Effect.Effect<{ outcome: Outcome; linked?: Linked }, ApiError.ApiError> =>
@@ -210,7 +235,10 @@ export class OAuth extends Effect.Service<OAuth>()("Signalman/OAuth", {
           input.state === undefined || !/^[A-Za-z0-9_-]{43}$/.test(input.state)
             ? undefined
             : yield* repo.consumeState(sha256(input.state))
-        if (state === undefined || state.provider !== provider || !state.live) {
+        // Spent even when the browser is not the one that began it: a state is tried once.
+        const sameBrowser =
+          input.state !== undefined && input.stateCookie !== undefined && safeEqual(input.stateCookie, input.state)
+        if (state === undefined || state.provider !== provider || !state.live || !sameBrowser) {
           yield* refuse(provider, "invalid_state", device)
           return yield* Effect.fail(
             ApiError.make(

@@ -22,7 +22,7 @@ import * as ErrorResponse from "../http/ErrorResponse.js"
 import { escapeHtml, page } from "../http/Html.js"
 import type { Route } from "../http/RouteTable.js"
 import { readCookie } from "../infra/Cookies.js"
-import { OAuth } from "./OAuth.js"
+import { OAuth, STATE_COOKIE, STATE_COOKIE_SECS } from "./OAuth.js"
 import * as Providers from "./Providers.js"
 
 export const routes: ReadonlyArray<Route> = [
@@ -78,7 +78,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             redirectUri: callbackUrl(base, provider)
           })
           .pipe(
-            Effect.map(redirect),
+            Effect.tap(({ state }) => withCookies([[STATE_COOKIE, state, STATE_COOKIE_SECS]])),
+            Effect.map(({ url }) => redirect(url)),
             Effect.catchAll((error) => refusal(request, error))
           )
       })
@@ -90,6 +91,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const { provider = "" } = yield* HttpRouter.params
         const query = yield* HttpServerRequest.ParsedSearchParams
+        // The dance ends here whatever its outcome: its cookie goes.
+        yield* withCookies([[STATE_COOKIE, "", 0]])
         const result = yield* Effect.either(
           oauth.callback({
             provider,
@@ -97,6 +100,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
             code: one(query, "code"),
             error: one(query, "error"),
             sessionCookie: readCookie(request.headers["cookie"], COOKIE),
+            stateCookie: readCookie(request.headers["cookie"], STATE_COOKIE),
             device: deviceOf(request),
             redirectUri: callbackUrl(base, provider)
           })

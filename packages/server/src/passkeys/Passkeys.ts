@@ -201,9 +201,12 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
           yield* fail("unknown_credential", device)
           return yield* Effect.fail(invalidPasskey())
         }
+        // Failures before the signature verifies name no account: a credential id is no secret, and anyone holding
+        // one could otherwise fill its owner's activity with failures. The answer is the generic one for the same
+        // reason (a retired passkey's old host is the owner's business).
         if (row.rp_id !== rpId) {
-          yield* fail("credential_retired", device, row.user_id)
-          return yield* Effect.fail(invalidPasskey(`This passkey was made for ${row.rp_id} and is retired`))
+          yield* fail("credential_retired", device)
+          return yield* Effect.fail(invalidPasskey())
         }
         const verified = yield* verifyAssertion(row, ceremony.challenge, credential)
         // The user handle is trusted only now, and must name the account that holds the credential.
@@ -211,7 +214,7 @@ export class Passkeys extends Effect.Service<Passkeys>()("Signalman/Passkeys", {
         const handleMatches =
           handle != null && isoUint8Array.toUTF8String(isoBase64URL.toBuffer(handle)) === row.user_id
         if (verified === undefined || !handleMatches) {
-          yield* fail("invalid_assertion", device, row.user_id)
+          yield* fail("invalid_assertion", device, verified === undefined ? undefined : row.user_id)
           return yield* Effect.fail(invalidPasskey())
         }
         const judgement = Core.judgeCounter(row.counter, verified.newCounter)

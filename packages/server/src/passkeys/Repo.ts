@@ -140,7 +140,9 @@ export class PasskeysRepo extends Effect.Service<PasskeysRepo>()("Signalman/Pass
 
     const recordUse = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, counter: Schema.Number }),
-      execute: (r) => sql`UPDATE passkeys SET counter = ${r.counter}, last_used_at = now() WHERE id = ${r.id}`
+      // Never back: two sign-ins at once each computed their own maximum, and the lower must not win.
+      execute: (r) =>
+        sql`UPDATE passkeys SET counter = GREATEST(counter, ${r.counter}), last_used_at = now() WHERE id = ${r.id}`
     })
 
     const remove = SqlSchema.findOne({

@@ -409,6 +409,32 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
     })
   )
 
+  it.effect("a callback opened in another browser than the one that began it is INVALID_STATE, and spent", () =>
+    Effect.gen(function* () {
+      const { server } = yield* Fixture.Fixture
+      const fakes = yield* Fakes
+      // Login CSRF: someone begins a dance with their own provider account and gets another person's browser to
+      // open the callback. The state is bound to the browser that began it (the _sm_oauth cookie).
+      fakes.as("github", githubPersona(uniqueEmail("csrf")))
+      const attacker = Browser.make(server.baseUrl)
+      const start = yield* attacker.request("/auth/github/login")
+      expect(start.headers.get("set-cookie") ?? "").toMatch(/_sm_oauth=[A-Za-z0-9_-]{43};.*HttpOnly/i)
+      const callbackPath = pathOf(yield* consent(start.headers.get("location") ?? ""))
+      const victim = Browser.make(server.baseUrl)
+      const before = (yield* attempts("github_oauth")).length
+      expect(Http.refusal(yield* victim.request(callbackPath))).toEqual({
+        status: 400,
+        code: "INVALID_STATE",
+        field: "state"
+      })
+      expect((yield* victim.request("/api/v1/me")).status).toBe(401)
+      const rows = yield* attempts("github_oauth")
+      expect(rows.slice(before)).toEqual([{ success: false, failure_reason: "invalid_state" }])
+      // Tried once: not even the browser that began it can finish it now.
+      expect(Http.refusal(yield* attacker.request(callbackPath))).toMatchObject({ status: 400, code: "INVALID_STATE" })
+    })
+  )
+
   it.effect("consent denied or no code: back to /login carrying the invitation, oauth_denied and missing_code", () =>
     Effect.gen(function* () {
       const { server } = yield* Fixture.Fixture
@@ -520,27 +546,27 @@ layer(serverWith(ALL, { AUTH__ENABLED_METHODS: "magic_link,github,google,microso
     })
   )
 
-  it.effect("a link finished in another account's browser goes to /login before any token exchange", () =>
+  it.effect("a link finished elsewhere or after the session changed is refused before any token exchange", () =>
     Effect.gen(function* () {
       const fakes = yield* Fakes
       const alice = yield* Fixture.person({ label: "link-a" })
       const mallory = yield* Fixture.person({ label: "link-m" })
       fakes.as("gitlab", { sub: String(nextId++), email: uniqueEmail("gl-link"), email_verified: true })
-      const started = Http.expectOk(yield* alice.browser.request("/auth/gitlab/link", { method: "POST" }), LinkStarted)
-      const back = yield* consent(started.redirect)
       const exchanges = fakes.tokenRequests.gitlab
-      const reply = yield* mallory.browser.request(pathOf(back))
-      expect(reply.headers.get("location")).toBe("/login?oauth=link_mismatch")
+      // In another account's browser: the state is not that browser's (its _sm_oauth cookie), 400 INVALID_STATE.
+      const started = Http.expectOk(yield* alice.browser.request("/auth/gitlab/link", { method: "POST" }), LinkStarted)
+      const elsewhere = yield* mallory.browser.request(pathOf(yield* consent(started.redirect)))
+      expect(Http.refusal(elsewhere)).toEqual({ status: 400, code: "INVALID_STATE", field: "state" })
       expect(fakes.tokenRequests.gitlab).toBe(exchanges)
       expect(yield* methodsOf(alice.browser)).toEqual([])
       expect(yield* methodsOf(mallory.browser)).toEqual([])
-      // Signed out entirely: the same.
+      // In the browser that began it, once its session has ended: link_user_id no longer matches the live session.
       const again = Http.expectOk(yield* alice.browser.request("/auth/gitlab/link", { method: "POST" }), LinkStarted)
-      const anonymous = Browser.make((yield* Fixture.server).baseUrl)
-      expect((yield* anonymous.request(pathOf(yield* consent(again.redirect)))).headers.get("location")).toBe(
-        "/login?oauth=link_mismatch"
-      )
+      const back = yield* consent(again.redirect)
+      expect((yield* alice.browser.request("/auth/logout", { method: "POST" })).status).toBeLessThan(400)
+      expect((yield* alice.browser.request(pathOf(back))).headers.get("location")).toBe("/login?oauth=link_mismatch")
       expect(fakes.tokenRequests.gitlab).toBe(exchanges)
+      expect((yield* lastAttempt("gitlab_oauth"))?.failure_reason).toBe("invalid_state")
     })
   )
 

@@ -223,15 +223,22 @@ Fixture.describe(
           const tampered = yield* signInWith(credential, { tamper: true })
           expect(Http.refusal(tampered.reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
           expect(tampered.reply.headers.getSetCookie().some((c) => c.startsWith("_sm_session="))).toBe(false)
-          expect(yield* lastAttempt(dan.userId)).toEqual({
+          // Not verified, so it names no account: anyone with the credential's id could send this.
+          expect(yield* lastAttempt(null)).toEqual({
+            success: false,
+            failure_reason: "invalid_assertion",
+            user_id: null
+          })
+
+          // A user handle naming another account, on a valid signature: refused, never signed in as either; the
+          // signature verified, so the attempt is the credential holder's.
+          const foreign = yield* signInWith(credential, { userHandle: Buffer.from(erin.userId).toString("base64url") })
+          expect(Http.refusal(foreign.reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
+          expect(yield* lastAttempt(null)).toEqual({
             success: false,
             failure_reason: "invalid_assertion",
             user_id: dan.userId
           })
-
-          // A user handle naming another account, on a valid signature: refused, never signed in as either.
-          const foreign = yield* signInWith(credential, { userHandle: Buffer.from(erin.userId).toString("base64url") })
-          expect(Http.refusal(foreign.reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
           const noHandle = yield* signInWith(credential, { userHandle: null })
           expect(Http.refusal(noHandle.reply).code).toBe("PASSKEY_INVALID")
 
@@ -267,10 +274,11 @@ Fixture.describe(
         yield* server.sql`UPDATE passkeys SET rp_id = 'old.example' WHERE id = ${passkey.id}`.pipe(Effect.orDie)
         const { reply } = yield* signInWith(credential)
         expect(Http.refusal(reply)).toEqual({ status: 400, code: "PASSKEY_INVALID", field: "credential" })
-        expect(yield* lastAttempt(fay.userId)).toEqual({
+        // Refused before any signature is checked: the attempt names no account.
+        expect(yield* lastAttempt(null)).toEqual({
           success: false,
           failure_reason: "credential_retired",
-          user_id: fay.userId
+          user_id: null
         })
         const page = yield* fay.browser.request("/settings/account")
         expect(page.status).toBe(200)

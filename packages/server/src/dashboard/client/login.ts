@@ -1,5 +1,5 @@
 /**
- * The login page's one script: the passkey button (auth/Pages.ts renders it hidden; shown here when the browser can
+ * The login page's one script: the passkey button (login/Pages.ts renders it hidden; shown here when the browser can
  * use a passkey). The ceremony carries the invitation and redirect_after the page was opened with, then follows
  * the server's redirect. Where passkeys cannot work (no WebAuthn, or a page that is not a secure context) it says
  * so instead. The rest of the page works without script.
