@@ -80,6 +80,10 @@ export const Booking = Schema.Struct({
 })
 export type Booking = typeof Booking.Type
 
+/** A row with its version (`updated_at` to the microsecond), for the webhook's optimistic write. */
+export const VersionedRow = Schema.Struct({ ...BillingAccountRow.fields, version: Schema.String })
+export type VersionedRow = typeof VersionedRow.Type
+
 const columns =
   "account_id, customer_id, subscription_id, status, plan_id, interval, current_period_end, pending_plan_id, pending_interval, plan_change_at, schedule_id, cancel_at_period_end, payment_failed, updated_at"
 
@@ -93,15 +97,29 @@ export class BillingRepo extends Effect.Service<BillingRepo>()("Signalman/Billin
       execute: (accountId) => sql`SELECT ${sql.literal(columns)} FROM billing_accounts WHERE account_id = ${accountId}`
     })
 
-    // The subscription's own row first; else the customer's (a subscription event ahead of its checkout's).
-    const bySubscriptionOrCustomer = SqlSchema.findOne({
-      Request: Schema.Struct({ subscription_id: Schema.String, customer_id: Schema.String }),
-      Result: BillingAccountRow,
-      execute: ({ customer_id, subscription_id }) => sql`
-        SELECT ${sql.literal(columns)} FROM billing_accounts
+    const rowOfAccount = SqlSchema.findOne({
+      Request: Schema.Struct({ account_id: AccountId, lock: Schema.Boolean }),
+      Result: VersionedRow,
+      execute: ({ account_id, lock }) => sql`
+        SELECT ${sql.literal(columns)}, updated_at::text AS version FROM billing_accounts
+        WHERE account_id = ${account_id}
+        ${sql.literal(lock ? "FOR UPDATE" : "")}
+      `
+    })
+
+    const rowOfSubscription = SqlSchema.findOne({
+      Request: Schema.Struct({
+        subscription_id: Schema.String,
+        customer_id: Schema.NullOr(Schema.String),
+        lock: Schema.Boolean
+      }),
+      Result: VersionedRow,
+      execute: ({ subscription_id, customer_id, lock }) => sql`
+        SELECT ${sql.literal(columns)}, updated_at::text AS version FROM billing_accounts
         WHERE subscription_id = ${subscription_id} OR customer_id = ${customer_id}
         ORDER BY (subscription_id = ${subscription_id}) DESC NULLS LAST
         LIMIT 1
+        ${sql.literal(lock ? "FOR UPDATE" : "")}
       `
     })
 
@@ -144,7 +162,7 @@ export class BillingRepo extends Effect.Service<BillingRepo>()("Signalman/Billin
         ) VALUES (
           ${s.account_id}, ${s.customer_id}, ${s.subscription_id}, ${s.status}, ${s.plan_id}, ${s.interval},
           ${s.current_period_end}, ${s.pending_plan_id}, ${s.pending_interval}, ${s.plan_change_at}, ${s.schedule_id},
-          ${s.cancel_at_period_end}, ${s.payment_failed}, now()
+          ${s.cancel_at_period_end}, ${s.payment_failed}, clock_timestamp()
         )
         ON CONFLICT (account_id) DO UPDATE SET
           customer_id = EXCLUDED.customer_id, subscription_id = EXCLUDED.subscription_id, status = EXCLUDED.status,
@@ -152,7 +170,7 @@ export class BillingRepo extends Effect.Service<BillingRepo>()("Signalman/Billin
           pending_plan_id = EXCLUDED.pending_plan_id, pending_interval = EXCLUDED.pending_interval,
           plan_change_at = EXCLUDED.plan_change_at, schedule_id = EXCLUDED.schedule_id,
           cancel_at_period_end = EXCLUDED.cancel_at_period_end, payment_failed = EXCLUDED.payment_failed,
-          updated_at = now()
+          updated_at = clock_timestamp()
       `
     })
 
@@ -178,7 +196,7 @@ export class BillingRepo extends Effect.Service<BillingRepo>()("Signalman/Billin
       execute: (b) => sql`
         UPDATE billing_accounts
         SET pending_plan_id = ${b.pending_plan_id}, pending_interval = ${b.pending_interval},
-          plan_change_at = ${b.plan_change_at}, schedule_id = ${b.schedule_id}, updated_at = now()
+          plan_change_at = ${b.plan_change_at}, schedule_id = ${b.schedule_id}, updated_at = clock_timestamp()
         WHERE account_id = ${b.account_id}
       `
     })
@@ -186,7 +204,8 @@ export class BillingRepo extends Effect.Service<BillingRepo>()("Signalman/Billin
     const writeCancelBooked = SqlSchema.void({
       Request: Schema.Struct({ account_id: AccountId, value: Schema.Boolean }),
       execute: ({ account_id, value }) => sql`
-        UPDATE billing_accounts SET cancel_at_period_end = ${value}, updated_at = now() WHERE account_id = ${account_id}
+        UPDATE billing_accounts SET cancel_at_period_end = ${value}, updated_at = clock_timestamp()
+        WHERE account_id = ${account_id}
       `
     })
 
@@ -201,10 +220,13 @@ export class BillingRepo extends Effect.Service<BillingRepo>()("Signalman/Billin
       /** The account's billing row, if it has been to the provider. */
       byAccount: (accountId: AccountId): Effect.Effect<Option.Option<BillingAccountRow>> =>
         Effect.orDie(byAccount(accountId)),
-      /** The row a provider subscription belongs to: its own, else its customer's. */
-      bySubscriptionOrCustomer: (subscriptionId: string, customerId: string) =>
-        Effect.orDie(bySubscriptionOrCustomer({ subscription_id: subscriptionId, customer_id: customerId })),
       accountExists: (accountId: AccountId) => Effect.orDie(accountExists(accountId)),
+      /** The account's row with its version, locked for the transaction's rest when `lock`. */
+      rowOfAccount: (accountId: AccountId, lock: boolean) =>
+        Effect.orDie(rowOfAccount({ account_id: accountId, lock })),
+      /** The subscription's row (else its customer's) with its version, locked when `lock`. */
+      rowOfSubscription: (subscriptionId: string, customerId: string | null, lock: boolean) =>
+        Effect.orDie(rowOfSubscription({ subscription_id: subscriptionId, customer_id: customerId, lock })),
       /** Remembers the account's customer at the provider (the first one stays). */
       insertCustomer: (accountId: AccountId, customerId: string) =>
         Effect.orDie(insertCustomer({ account_id: accountId, customer_id: customerId })),

@@ -10,7 +10,8 @@
  * - Refusals are Stripe error objects `{ error: { type, code, message } }` with Stripe's statuses.
  * - Every POST needs an `Idempotency-Key`; the same key again answers the first response (with
  *   `Idempotent-Replayed: true`) without doing anything, and with other parameters is a 400 `idempotency_error`.
- *   Injected failures (`failNext`, `stallNext`) happen in front of that, like a load balancer's, and are not kept.
+ *   Injected failures (`failNext`) happen in front of that, like a load balancer's, and are not kept; a stalled
+ *   request (`stallNext`) is handled on arrival and answered late, as when an answer is lost or slow on the way back.
  *
  * State (customers, checkout sessions, subscriptions, schedules, invoices) is in memory. Whatever changes a
  * subscription queues the events Stripe would send; `takeEvents` hands them over and `send`/`flush` post them,
@@ -152,7 +153,7 @@ export interface FakeStripe {
   readonly refuseCancel: (refuse?: boolean) => void
   /** The next `n` requests answer `status` (with `Retry-After` when given) before anything else happens. */
   readonly failNext: (n: number, status: 500 | 429, retryAfterSecs?: number) => void
-  /** The next `n` requests are held `ms` before being handled (to trip the adapter's timeout). */
+  /** The next `n` requests are handled at once but answered `ms` late (to trip the adapter's timeout, or to make a stale read). */
   readonly stallNext: (n: number, ms: number) => void
   /** A new event of `type` about `object`, not queued. */
   readonly event: (type: string, object: Readonly<Record<string, unknown>>) => StripeEvent
@@ -532,7 +533,10 @@ export const make = (options: Options = {}): Effect.Effect<FakeStripe, never, Sc
         const key = request.headers["idempotency-key"]
         const idempotencyKey = typeof key === "string" ? key : null
         const authorization = request.headers.authorization ?? null
-        const answer = (status: number, body: unknown, extra: Record<string, string> = {}) => {
+        // A stalled request is handled at once and answered late: what it answers is the state of its arrival.
+        const stall = stalls.shift()
+        const answer = async (status: number, body: unknown, extra: Record<string, string> = {}) => {
+          if (stall !== undefined) await new Promise((resolve) => setTimeout(resolve, stall))
           response.writeHead(status, { "content-type": "application/json", ...extra })
           response.end(typeof body === "string" ? body : JSON.stringify(body))
         }
@@ -548,8 +552,6 @@ export const make = (options: Options = {}): Effect.Effect<FakeStripe, never, Sc
             replayed,
             injected
           })
-        const stall = stalls.shift()
-        if (stall !== undefined) await new Promise((resolve) => setTimeout(resolve, stall))
         const failure = failures.shift()
         if (failure !== undefined) {
           record(false, true)
