@@ -441,6 +441,14 @@ layer(server, { excludeTestServices: true })(`Billing (${TestDatabase.kind} data
       }
       // The payer of the same org passes.
       expect((yield* payer.browser.request(BILLING, { headers: orgHeader })).status).toBe(200)
+      // The billing page, on the org they joined: the payer manages it, not them; the payer gets the controls.
+      for (const other of [member, coOwner]) {
+        const page = yield* other.browser.request("/settings/billing")
+        expect(page.status).toBe(200)
+        expect(page.text).toContain("managed by the person who pays for it")
+        expect(page.text).not.toContain("/api/v1/account/billing/checkout")
+      }
+      expect((yield* payer.browser.request("/settings/billing")).text).toContain("/api/v1/account/billing/checkout")
     })
   )
 })
@@ -458,6 +466,11 @@ Fixture.describe(`Billing without a payment provider (${TestDatabase.kind} datab
         const reply = yield* person.api(path, json === undefined ? { method } : { method, json })
         expect(refusal(reply).code).toBe("SESSION_REQUIRED")
       }
+      // The billing page shows the plan and its usage, and no subscription part.
+      const page = yield* person.browser.request("/settings/billing")
+      expect(page.status).toBe(200)
+      expect(page.text).toContain("Your plan")
+      expect(page.text).not.toContain("subscription-title")
     })
   )
 })
