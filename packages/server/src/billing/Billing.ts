@@ -110,17 +110,18 @@ export class Billing extends Effect.Service<Billing>()("Signalman/Billing", {
       })
 
     const toRecord = (row: BillingRow): BillingRecord => {
-      const live = subscriptionOf(row)
+      // A subscription the provider told us of, ended ones included (their status says so).
+      const known = subscriptionOf(row)
       return new BillingRecord({
-        subscription_status: live === null ? null : live.status,
+        subscription_status: known === null ? null : known.status,
         plan_id: row.account_plan_id,
-        interval: live?.interval ?? null,
-        current_period_end: utc(live?.currentPeriodEnd ?? null),
-        pending_plan_id: live === null ? null : row.pending_plan_id,
-        pending_interval: live === null ? null : row.pending_interval,
-        plan_change_at: live === null ? null : utc(row.plan_change_at),
-        cancel_at_period_end: live?.cancelAtPeriodEnd ?? false,
-        payment_failed: live?.paymentFailed ?? false,
+        interval: known?.interval ?? null,
+        current_period_end: utc(known?.currentPeriodEnd ?? null),
+        pending_plan_id: known === null ? null : row.pending_plan_id,
+        pending_interval: known === null ? null : row.pending_interval,
+        plan_change_at: known === null ? null : utc(row.plan_change_at),
+        cancel_at_period_end: known?.cancelAtPeriodEnd ?? false,
+        payment_failed: known?.paymentFailed ?? false,
         plans_on_sale: onSale
       })
     }
