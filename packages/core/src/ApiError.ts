@@ -249,6 +249,10 @@ export const codes = {
   // EMAIL_NOT_VERIFIED: who the person is was understood, the proof is not enough), and removing the last way in.
   NO_VERIFIED_EMAIL: 403,
   LAST_SIGN_IN_METHOD: 409,
+  // Ours (docs/decisions.md, "Billing (issue 17)"): the payment provider did not answer (5xx, 429 or a timeout,
+  // after the adapter's retries), or refused the call (its 4xx); nothing changed on our side either way.
+  PAYMENT_PROVIDER_UNAVAILABLE: 503,
+  PAYMENT_PROVIDER_REFUSED: 409,
   INTERNAL_ERROR: 500,
   NOT_READY: 503
 } as const satisfies Record<string, Status>

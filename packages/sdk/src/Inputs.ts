@@ -15,6 +15,7 @@ import type * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import type { SignalmanApi } from "@signalman/core/api/Api"
+import type { CheckoutRequest, PlanChangeRequest } from "@signalman/core/api/Billing"
 import type { ListChannels } from "@signalman/core/api/Channels"
 import type { PickHolds } from "@signalman/core/api/Holds"
 import type {
@@ -102,6 +103,8 @@ export interface Bodies {
   }
   /** The caller's API tokens. */
   readonly me: { readonly createToken: typeof CreateApiToken; readonly renameToken: typeof RenameApiToken }
+  /** The account's billing: buying a plan and moving it. */
+  readonly billing: { readonly checkout: typeof CheckoutRequest; readonly changePlan: typeof PlanChangeRequest }
   /** Orgs, invitations and the support form. */
   readonly orgs: {
     readonly create: typeof CreateOrg

@@ -17,6 +17,8 @@ import * as AgentStream from "./agents/Stream.js"
 import { MagicLinks } from "./auth/MagicLinks.js"
 import { Sessions } from "./auth/Sessions.js"
 import { SignIn } from "./auth/SignIn.js"
+import * as ConfiguredProvider from "./billing/ConfiguredProvider.js"
+import * as BillingHttp from "./billing/Http.js"
 import { BillingWebhook } from "./billing/Webhook.js"
 import * as BillingWebhookRoute from "./billing/WebhookRoute.js"
 import * as ChannelsHttp from "./channels/Http.js"
@@ -133,6 +135,8 @@ const apiGroups = Layer.mergeAll(
   PublicHttp.layer.pipe(Layer.provide([viewerGate, Monitoring.reading])),
   SharesHttp.layer,
   SubscriptionsHttp.layer.pipe(Layer.provide(viewerGate)),
+  // The payment provider `billing.provider` names, or none (every billing route then 404 BILLING_UNAVAILABLE).
+  BillingHttp.layer.pipe(Layer.provide(ConfiguredProvider.layer)),
   HoldsHttp.layer
 )
 
@@ -167,7 +171,9 @@ const pages = (server: Liveness.Server) =>
       PublicSnapshot.Default,
       viewerGate,
       passkeys,
-      Assets.Default
+      Assets.Default,
+      // The billing page reads the subscription through the same service as the API.
+      ConfiguredProvider.layer
     ]),
     Layer.provide([carriedInvitation, Monitoring.reading, Maintenance.Default, Plans.Default])
   )

@@ -9,6 +9,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as ApiError from "../ApiError.js"
 import { AgentApi } from "./Agent.js"
 import { AuthApi } from "./Auth.js"
+import { BillingApi } from "./Billing.js"
 import { ChannelsApi } from "./Channels.js"
 import { HeartbeatsApi } from "./Heartbeats.js"
 import { HoldsApi } from "./Holds.js"
@@ -38,6 +39,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(MeApi)
   .add(SignInMethodsApi)
   .add(OrgsApi)
+  .add(BillingApi)
   .add(InvitationsPublicApi)
   .add(TargetsApi)
   .add(HeartbeatsApi)

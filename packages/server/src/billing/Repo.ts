@@ -1,6 +1,8 @@
 /**
  * Billing's SQL: an account's row at the payment provider (`billing_accounts`), the webhook's once-only ledger
- * (`billing_events`), and the plan in force (`accounts.plan_id`) the webhook sets from the provider's answer.
+ * (`billing_events`), and the plan in force (`accounts.plan_id`) the webhook sets from the provider's answer. For
+ * the account-facing requests (`Billing.ts`): the plan in force with the row, and what a request books for the
+ * period end (a change and its schedule, a cancel), each a statement of its own, never around a provider call.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -49,6 +51,34 @@ export const SubscriptionState = Schema.Struct({
   payment_failed: Schema.Boolean
 })
 export type SubscriptionState = typeof SubscriptionState.Type
+
+/** The account's plan in force (`accounts.plan_id`) with its billing row, when it has been to the provider. */
+export const BillingState = Schema.Struct({
+  account_plan_id: Schema.String,
+  customer_id: Schema.NullOr(Schema.String),
+  subscription_id: Schema.NullOr(Schema.String),
+  status: Schema.NullOr(Schema.String),
+  plan_id: Schema.NullOr(PlanId),
+  interval: Schema.NullOr(Interval),
+  current_period_end: Schema.NullOr(Schema.DateFromSelf),
+  pending_plan_id: Schema.NullOr(PlanId),
+  pending_interval: Schema.NullOr(Interval),
+  plan_change_at: Schema.NullOr(Schema.DateFromSelf),
+  schedule_id: Schema.NullOr(Schema.String),
+  cancel_at_period_end: Schema.NullOr(Schema.Boolean),
+  payment_failed: Schema.NullOr(Schema.Boolean)
+})
+export type BillingState = typeof BillingState.Type
+
+/** A change booked for the period end, or none (all null). */
+export const Booking = Schema.Struct({
+  account_id: AccountId,
+  pending_plan_id: Schema.NullOr(PlanId),
+  pending_interval: Schema.NullOr(Interval),
+  plan_change_at: Schema.NullOr(Schema.DateFromSelf),
+  schedule_id: Schema.NullOr(Schema.String)
+})
+export type Booking = typeof Booking.Type
 
 /** A row with its version (`updated_at` to the microsecond), for the webhook's optimistic write. */
 export const VersionedRow = Schema.Struct({ ...BillingAccountRow.fields, version: Schema.String })
@@ -149,7 +179,44 @@ export class BillingRepo extends Effect.Service<BillingRepo>()("Signalman/Billin
       execute: ({ account_id, plan_id }) => sql`UPDATE accounts SET plan_id = ${plan_id} WHERE id = ${account_id}`
     })
 
+    const state = SqlSchema.findOne({
+      Request: AccountId,
+      Result: BillingState,
+      execute: (accountId) => sql`
+        SELECT a.plan_id AS account_plan_id, b.customer_id, b.subscription_id, b.status, b.plan_id, b.interval,
+          b.current_period_end, b.pending_plan_id, b.pending_interval, b.plan_change_at, b.schedule_id,
+          b.cancel_at_period_end, b.payment_failed
+        FROM accounts a LEFT JOIN billing_accounts b ON b.account_id = a.id
+        WHERE a.id = ${accountId}
+      `
+    })
+
+    const writeBooking = SqlSchema.void({
+      Request: Booking,
+      execute: (b) => sql`
+        UPDATE billing_accounts
+        SET pending_plan_id = ${b.pending_plan_id}, pending_interval = ${b.pending_interval},
+          plan_change_at = ${b.plan_change_at}, schedule_id = ${b.schedule_id}, updated_at = clock_timestamp()
+        WHERE account_id = ${b.account_id}
+      `
+    })
+
+    const writeCancelBooked = SqlSchema.void({
+      Request: Schema.Struct({ account_id: AccountId, value: Schema.Boolean }),
+      execute: ({ account_id, value }) => sql`
+        UPDATE billing_accounts SET cancel_at_period_end = ${value}, updated_at = clock_timestamp()
+        WHERE account_id = ${account_id}
+      `
+    })
+
     return {
+      /** The account's plan in force and billing row; none for an unknown account. */
+      state: (accountId: AccountId) => Effect.orDie(state(accountId)),
+      /** What a request booked for the period end (all null: nothing booked). */
+      writeBooking: (booking: Booking) => Effect.orDie(writeBooking(booking)),
+      /** A cancel booked for the period end, or withdrawn, as the provider answered. */
+      writeCancelBooked: (accountId: AccountId, value: boolean) =>
+        Effect.orDie(writeCancelBooked({ account_id: accountId, value })),
       /** The account's billing row, if it has been to the provider. */
       byAccount: (accountId: AccountId): Effect.Effect<Option.Option<BillingAccountRow>> =>
         Effect.orDie(byAccount(accountId)),

@@ -6,6 +6,7 @@
 import { defaultMaxConcurrency as defaultFlowMaxConcurrency } from "@signalman/checks/Flow"
 import { defaultMaxConcurrency } from "@signalman/checks/Runner"
 import * as Either from "effect/Either"
+import * as BillingAmounts from "./BillingAmounts.js"
 import * as BillingPrices from "./BillingPrices.js"
 import * as Setting from "./Setting.js"
 
@@ -459,6 +460,15 @@ export const settings = {
       defaultLabel: "{}"
     },
     BillingPrices.parse
+  ),
+  "billing.amounts": Setting.custom<BillingAmounts.BillingAmounts>(
+    {
+      description:
+        'What each plan and cadence costs, as the billing page shows it, JSON: {"pro":{"month":{"amount_minor":1900,"currency":"usd"}}}; keep it equal to the price at the provider',
+      default: {},
+      defaultLabel: "{}"
+    },
+    BillingAmounts.parse
   ),
   plan_cache_ttl_secs: Setting.integer({
     description: "How long plan rows and overrides are cached",

@@ -18,7 +18,8 @@
  * Disabled fields (and fields in a disabled fieldset, such as another kind's) are not sent. Before sending, the form
  * dispatches a cancelable `signalman:submit` whose `detail.body` a page script may reshape in place (a body the
  * field types cannot say, such as a list of objects), or refuse by showing its error and cancelling the event. After
- * success the form goes to `data-redirect` (placeholders such as `{id}` filled from the answer), reloads
+ * success the form goes to `data-redirect` (placeholders such as `{id}` filled from the answer), to the URL the
+ * answer's field named by `data-follow` holds as it is (a checkout answers the payment provider's page), reloads
  * (`data-reload`), or shows `data-done` in its status line; either way it dispatches `signalman:done` with the
  * answer for page scripts.
  */
@@ -241,8 +242,21 @@ export const showError = (form: HTMLFormElement, failure: Pick<ApiFailure, "fiel
   }
 }
 
+/** The answer's top-level string field, as it is (not URL-encoded as a `data-redirect` placeholder is). */
+const followed = (body: unknown, key: string): string | undefined => {
+  if (typeof body !== "object" || body === null) return undefined
+  const value: unknown = Object.entries(body).find(([name]) => name === key)?.[1]
+  return typeof value === "string" ? value : undefined
+}
+
 const finish = (form: HTMLFormElement, body: unknown) => {
   form.dispatchEvent(new CustomEvent("signalman:done", { detail: body, bubbles: true }))
+  const follow = form.dataset["follow"]
+  const target = follow === undefined ? undefined : followed(body, follow)
+  if (target !== undefined) {
+    window.location.assign(target)
+    return
+  }
   const redirect = form.dataset["redirect"]
   if (redirect !== undefined) {
     window.location.assign(fill(redirect, body))
