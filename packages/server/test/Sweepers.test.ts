@@ -80,6 +80,14 @@ describe("sweepers", () => {
       `
       expect(yield* sweep("oauth_states")).toBe(1)
       expect(yield* sql`SELECT provider FROM oauth_states`).toEqual([{ provider: "google" }])
+      // A webhook event id is kept 30 days (Stripe retries for 3, resends by hand up to 30).
+      yield* sql`
+        INSERT INTO billing_events (event_id, type, received_at) VALUES
+          ('evt_old', 'invoice.paid', now() - interval '31 days'),
+          ('evt_recent', 'invoice.paid', now() - interval '29 days')
+      `
+      expect(yield* sweep("billing_events")).toBe(1)
+      expect(yield* sql`SELECT event_id FROM billing_events`).toEqual([{ event_id: "evt_recent" }])
       expect(yield* sweep("idempotency_keys")).toBe(1)
       expect(yield* sweep("agent_receipts")).toBe(1)
       expect(yield* sweep("one_off_runs")).toBe(1)

@@ -107,7 +107,14 @@ export class SweepersRepo extends Effect.Service<SweepersRepo>()("Signalman/Swee
       ),
       oneOffRuns: removed(sql`DELETE FROM one_off_runs WHERE deadline < now() - interval '1 hour' RETURNING id`),
       /** OAuth states past their 10 minutes: the dance was abandoned. */
-      oauthStates: removed(sql`DELETE FROM oauth_states WHERE expires_at < now() RETURNING provider`)
+      oauthStates: removed(sql`DELETE FROM oauth_states WHERE expires_at < now() RETURNING provider`),
+      /**
+       * Stripe's event ids older than 30 days: Stripe retries a delivery for 3 days and resends by hand only events
+       * of the last 30, so an older id will not come again.
+       */
+      billingEvents: removed(
+        sql`DELETE FROM billing_events WHERE received_at < now() - interval '30 days' RETURNING event_id`
+      )
     }
   })
 }) {}

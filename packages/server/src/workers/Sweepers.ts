@@ -16,7 +16,8 @@
  * - probe agents' result receipts (the keys that make a redelivered result count once): after 7 days, hourly;
  * - one-off runs (a test or check-now in an agent's region) an hour past their deadline, every 10 minutes: their
  *   requests delete them when done, so only those of a process that died while waiting are left;
- * - OAuth states past their 10 minutes (a dance begun and never finished), every 10 minutes.
+ * - OAuth states past their 10 minutes (a dance begun and never finished), every 10 minutes;
+ * - the payment provider's processed event ids (what makes a redelivered webhook count once): after 30 days, daily.
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -62,7 +63,8 @@ export const sweeps = (magicLinks: boolean): ReadonlyArray<Sweep> => [
   // past any redelivery, and the slot it was for is long past any sibling's run.
   sweep("agent_receipts", "1 hour", (repo) => repo.agentReceipts),
   sweep("one_off_runs", "10 minutes", (repo) => repo.oneOffRuns),
-  sweep("oauth_states", "10 minutes", (repo) => repo.oauthStates)
+  sweep("oauth_states", "10 minutes", (repo) => repo.oauthStates),
+  sweep("billing_events", "1 day", (repo) => repo.billingEvents)
 ]
 
 const runForever = (sweep: Sweep) =>
