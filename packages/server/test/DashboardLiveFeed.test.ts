@@ -127,8 +127,9 @@ describe("dashboard live feed", () => {
       expect(slow.first).toBe("retry: 3000\n\n: connected\n\n")
       // More rows in one poll than the tab's queue holds messages of, and the tab reads none of them.
       const count = (QUEUE + 2) * ROWS_PER_MESSAGE
+      // The first in the very millisecond of `since` (the id of the tab's last message): it is caught up too.
       for (let i = 0; i < count; i++) {
-        rows.push(change(`01900000-0000-7000-8000-${String(i).padStart(12, "0")}`, A, Date.now()))
+        rows.push(change(`01900000-0000-7000-8000-${String(i).padStart(12, "0")}`, A, i === 0 ? since : Date.now()))
       }
       yield* Effect.sleep("2500 millis")
       expect(yield* next(slow.read)).toBeUndefined()

@@ -230,7 +230,9 @@ export class LiveFeed extends Effect.Service<LiveFeed>()("Signalman/DashboardLiv
         if (stale) return staleMessage
         if (since === undefined) return []
         const behind = rows
-          .filter((r) => (r.latest !== null && r.latest.getTime() > since) || r.updated_at.getTime() > since)
+          // At or after: a result checked in the very millisecond of the tab's last message may have been stored after
+          // that poll read, and sending a row again costs one re-render.
+          .filter((r) => (r.latest !== null && r.latest.getTime() >= since) || r.updated_at.getTime() >= since)
           .map((r) => r.id)
         const rendered = yield* updates(behind, now)
         return messages([...rendered.values()], now)
