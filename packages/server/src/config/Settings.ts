@@ -470,6 +470,27 @@ export const settings = {
     },
     BillingAmounts.parse
   ),
+  "discovery.marketing_origin": Setting.url({
+    description:
+      "The origin of the marketing site, where /.well-known/api-catalog is served; unset: the service's own origin",
+    protocols: ["http:", "https:"]
+  }),
+  "mcp.enabled": Setting.boolean({
+    description: "Whether the MCP server answers at POST /mcp (and is listed in the api-catalog, with its server card)",
+    default: true
+  }),
+  "mcp.origin": Setting.url({
+    description: "The origin MCP clients reach the MCP server at; unset: the service's own origin",
+    protocols: ["http:", "https:"]
+  }),
+  "metrics.enabled": Setting.boolean({
+    description: "Whether GET /metrics answers Prometheus text (off: 404)",
+    default: false
+  }),
+  "metrics.token": Setting.optionalString({
+    description: "A bearer secret GET /metrics requires when set; unset: /metrics is open to whoever reaches it",
+    secret: true
+  }),
   plan_cache_ttl_secs: Setting.integer({
     description: "How long plan rows and overrides are cached",
     default: 300,
