@@ -5,9 +5,9 @@
  */
 import * as Schema from "effect/Schema"
 
-/** The well-known path of the catalog (RFC 9727, section 3). */
+/** The well-known path of the catalog (RFC 9727). */
 export const CATALOG_PATH = "/.well-known/api-catalog"
-/** RFC 9727, section 4.2: the linkset's profile, carried as a parameter of its media type. */
+/** The profile RFC 9727 gives its linksets, carried as a parameter of the media type. */
 export const CATALOG_PROFILE = "https://www.rfc-editor.org/info/rfc9727"
 export const CATALOG_CONTENT_TYPE = `application/linkset+json; profile="${CATALOG_PROFILE}"`
 
@@ -19,7 +19,7 @@ export const STATUS_PATH = "/healthz"
 export const MCP_PATH = "/mcp"
 export const MCP_SERVER_CARD_PATH = "/.well-known/mcp/server-card.json"
 
-/** A link target of a linkset (RFC 9264, section 4.2.2): the href and the attributes Signalman uses. */
+/** A link target of a linkset (RFC 9264): the href and the target attributes Signalman uses. */
 export const LinkTarget = Schema.Struct({
   href: Schema.String,
   type: Schema.optional(Schema.String),
@@ -34,7 +34,7 @@ export interface LinkContext {
 }
 
 /**
- * A context as JSON has it (RFC 9264, section 4.2.1): `anchor` beside one member per relation type. Its relation
+ * A context as JSON has it (RFC 9264): `anchor` beside one member per relation type. Its relation
  * members and `anchor` share one object, so the schema reads every member as either; `LinksetDocument` readers
  * check `anchor` themselves.
  */
@@ -133,7 +133,7 @@ export interface HeaderLink {
   readonly type?: string
 }
 
-// RFC 8288 section 3: the target is a URI-Reference inside `<>`; parameter values are quoted strings, in which a
+// RFC 8288: the target is a URI-Reference inside `<>`; parameter values are quoted strings, in which a
 // `"` or `\` is escaped. Hrefs here are URLs the service built, so `>` cannot occur; it is percent-encoded anyway.
 const quoted = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`
 
