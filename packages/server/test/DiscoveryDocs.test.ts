@@ -70,9 +70,7 @@ describe("links in the HTML", () => {
   })
 
   it("headings get GitHub's anchors, repeated ones numbered", () => {
-    expect(DocsHtml.anchorOf("Behind a reverse proxy or load balancer")).toBe(
-      "behind-a-reverse-proxy-or-load-balancer"
-    )
+    expect(DocsHtml.anchorOf("Behind a reverse proxy or load balancer")).toBe("behind-a-reverse-proxy-or-load-balancer")
     expect(DocsHtml.anchorOf("`check-now` & one-off checks (v2)")).toBe("check-now--one-off-checks-v2")
     const html = DocsHtml.render("## Decisions\n\ntext\n\n## Decisions\n", pages)
     expect(html).toContain('<h2 id="decisions">Decisions</h2>')

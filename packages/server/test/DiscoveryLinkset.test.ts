@@ -27,7 +27,11 @@ describe("the api-catalog linkset", () => {
     expect(rest).toEqual({
       anchor: "https://signalman.example/api/v1",
       "service-desc": [
-        { href: "https://signalman.example/api/openapi.json", type: "application/openapi+json", title: "Signalman REST API" }
+        {
+          href: "https://signalman.example/api/openapi.json",
+          type: "application/openapi+json",
+          title: "Signalman REST API"
+        }
       ],
       "service-doc": [
         { href: "https://signalman.example/docs", type: "text/html", title: "API reference" },
@@ -54,9 +58,9 @@ describe("the api-catalog linkset", () => {
   })
 
   it("leaves out the MCP server when mcp.enabled is false, and its docs link when there is no mcp.md", () => {
-    expect(document(origins({ mcpEnabled: false, mcpOrigin: "https://mcp.example" })).linkset.map((c) => c.anchor)).toEqual([
-      "https://signalman.example/api/v1"
-    ])
+    expect(
+      document(origins({ mcpEnabled: false, mcpOrigin: "https://mcp.example" })).linkset.map((c) => c.anchor)
+    ).toEqual(["https://signalman.example/api/v1"])
     const [, mcp] = document(origins({ mcpDoc: false })).linkset
     expect(mcp?.anchor).toBe("https://signalman.example/mcp")
     expect(mcp?.["service-doc"]).toBeUndefined()
