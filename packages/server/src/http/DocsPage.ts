@@ -15,8 +15,6 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
-export const PATH = "/docs"
-
 /** Scalar's settings: Signalman's page uses the system fonts (the default web fonts would come from a CDN). */
 const scalarConfig = { _integration: "html", withDefaultFonts: false }
 
