@@ -26,13 +26,13 @@ import * as Config from "./config/Config.js"
 import { Assets } from "./dashboard/Assets.js"
 import * as Dashboard from "./dashboard/Dashboard.js"
 import * as Database from "./database/Database.js"
+import * as Discovery from "./discovery/Discovery.js"
 import * as EngineHttp from "./engine/Http.js"
 import * as HeartbeatEvaluation from "./heartbeats/Evaluation.js"
 import * as HeartbeatsHttp from "./heartbeats/Http.js"
 import * as PingRoute from "./heartbeats/PingRoute.js"
 import { Pings } from "./heartbeats/Pings.js"
 import * as HoldsHttp from "./holds/Http.js"
-import * as DocsPage from "./http/DocsPage.js"
 import * as Liveness from "./http/Liveness.js"
 import * as OpenApiRoute from "./http/OpenApiRoute.js"
 import * as Serve from "./http/Serve.js"
@@ -86,8 +86,6 @@ import * as ViewerGate from "./viewers/ViewerGate.js"
 import { Viewers } from "./viewers/Viewers.js"
 import * as IncidentTicks from "./workers/IncidentTicks.js"
 import * as Sweepers from "./workers/Sweepers.js"
-
-export const DOCS_PATH = DocsPage.PATH
 
 // Ports bound where the features meet (docs/architecture.md). Each is one value, shared by every group and page
 // that asks, so the services behind it are one per process: Effect memoizes a layer by reference within a build.
@@ -144,7 +142,8 @@ const apiGroups = Layer.mergeAll(
 const pages = (server: Liveness.Server) =>
   Layer.mergeAll(
     OpenApiRoute.layer(SignalmanApi),
-    DocsPage.layer(SignalmanApi),
+    // The API catalog, the documentation (HTML and Markdown) and the discovery headers of `/` and `/login`.
+    Discovery.layer(SignalmanApi),
     Pages.layer,
     OAuthPages.layer,
     Dashboard.layer,
@@ -186,7 +185,7 @@ const api = (server: Liveness.Server, options: Serve.Options) =>
     {
       ...options,
       extraRoutes: [
-        { method: "GET", path: DOCS_PATH, body: "none" },
+        ...Discovery.routes,
         { method: "GET", path: OpenApiRoute.PATH, body: "none" },
         ...Pages.routes,
         ...OAuthPages.routes,
