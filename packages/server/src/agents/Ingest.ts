@@ -167,7 +167,7 @@ export class Ingest extends Effect.Service<Ingest>()("Signalman/AgentIngest", {
             const why = absurdity(outcome, dueMs, now)
             if (why === undefined) {
               pending.push(toPending(agent, { result, dueMs, target }, outcome))
-              lags.push(Slots.lateStartMs(outcome, dueMs))
+              if (metrics.enabled) lags.push(Slots.lateStartMs(outcome, dueMs))
               receipts.push(slotOf(result))
               storing.add(slot)
               status = outcome.status
@@ -200,7 +200,7 @@ export class Ingest extends Effect.Service<Ingest>()("Signalman/AgentIngest", {
             claims.release(releases, leaseToken(agent.id))
           )
         )
-        yield* Effect.forEach(lags, (lag) => metrics.started(agent.region, lag), { discard: true })
+        yield* metrics.started(agent.region, lags)
         return stored
       })
 

@@ -181,7 +181,7 @@ const run = Effect.gen(function* () {
       })
       if (Option.isSome(result)) {
         const { result: stored, evidence } = result.value
-        lags.push(Slots.lateStartMs(stored, due))
+        if (metrics.enabled) lags.push(Slots.lateStartMs(stored, due))
         pending.push({
           targetId: claimed.target_id,
           orgId: claimed.org_id,
@@ -196,7 +196,7 @@ const run = Effect.gen(function* () {
     }
     // The releases go in the results' transaction: a row moves on only with its result stored.
     yield* store.write(pending, repo.release(releases, token))
-    yield* Effect.forEach(lags, (lag) => metrics.started(Probes.LOCAL_REGION, lag), { discard: true })
+    yield* metrics.started(Probes.LOCAL_REGION, lags)
     if (expired > 0) {
       yield* metrics.notRun(Probes.LOCAL_REGION, "expired", expired)
       yield* Effect.logWarning(

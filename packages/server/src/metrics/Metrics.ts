@@ -28,8 +28,11 @@ export interface Recorder {
   readonly enabled: boolean
   /** A batch of results, once committed: counted by kind, status and region, their durations observed. */
   readonly stored: (batch: ReadonlyArray<StoredCheck>) => Effect.Effect<void>
-  /** A scheduled check started `lagMs` after its due slot, in `region`. */
-  readonly started: (region: string, lagMs: number) => Effect.Effect<void>
+  /**
+   * Scheduled checks of `region` started these many milliseconds after their due slots (callers compute them only
+   * when `enabled`).
+   */
+  readonly started: (region: string, lagsMs: ReadonlyArray<number>) => Effect.Effect<void>
   /** `count` scheduled checks of `region` were not run, for `reason`. */
   readonly notRun: (region: string, reason: NotRun, count: number) => Effect.Effect<void>
   /** A delivery attempt to a channel of `channelKind` ended with `outcome`. */
@@ -69,7 +72,10 @@ export const enabled: Recorder = {
       }
     }),
   // A check started a little before its slot's millisecond (timer rounding) is on time, not early.
-  started: (region, lagMs) => Effect.sync(() => Series.schedulerLag.update(Math.max(0, lagMs) / 1000, region)),
+  started: (region, lagsMs) =>
+    Effect.sync(() => {
+      for (const lagMs of lagsMs) Series.schedulerLag.update(Math.max(0, lagMs) / 1000, region)
+    }),
   notRun: (region, reason, count) => Effect.sync(() => Series.checksNotRun.update(count, region, reason)),
   delivery: (channelKind, outcome) => Effect.sync(() => Series.notifications.update(1, channelKind, outcome)),
   incidentOpened: (impact) => Effect.sync(() => Series.incidentsOpened.update(1, impact)),
