@@ -1,6 +1,7 @@
 /**
  * The service as one layer, per role: `api` serves the HTTP API, docs and (later) pages; `worker` runs the
- * background work and answers only the operations probes; `all` does both in one process.
+ * background work and answers only the operations probes (and `/metrics` when enabled); `all` does both in one
+ * process.
  */
 
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
