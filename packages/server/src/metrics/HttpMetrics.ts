@@ -3,7 +3,7 @@
  * observed. Wrapped around the request pipeline only when metrics are enabled; otherwise the pipeline is served as
  * it is, and a request pays nothing for metrics.
  *
- * Answers the listener gives itself before the router (ping URLs, cached public pages: `Liveness.Server`) are not
+ * Answers the listener gives itself before the router (`GET /healthz`, ping URLs, cached public pages) are not
  * seen here; docs/operations.md says so.
  */
 import type * as HttpApp from "@effect/platform/HttpApp"
