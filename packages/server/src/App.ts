@@ -1,6 +1,7 @@
 /**
  * The service as one layer, per role: `api` serves the HTTP API, docs and (later) pages; `worker` runs the
- * background work and answers only the operations probes; `all` does both in one process.
+ * background work and answers only the operations probes (and `/metrics` when enabled); `all` does both in one
+ * process.
  */
 
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -53,6 +54,8 @@ import * as MaintenanceHttp from "./maintenance/Http.js"
 import { Maintenance } from "./maintenance/Maintenance.js"
 import * as ManualRestatement from "./manual/Restatement.js"
 import * as MeHttp from "./me/Http.js"
+import * as MetricsHttp from "./metrics/Http.js"
+import * as Metrics from "./metrics/Metrics.js"
 import * as Notifier from "./notify/Notifier.js"
 import * as OAuthHttp from "./oauth/Http.js"
 import { OAuth } from "./oauth/OAuth.js"
@@ -177,14 +180,24 @@ const pages = (server: Liveness.Server) =>
     Layer.provide([carriedInvitation, Monitoring.reading, Maintenance.Default, Plans.Default])
   )
 
+/** `GET /metrics` where `metrics.enabled` mounts it (api, worker and all roles): its layer and its route. */
+const metricsRoute = (config: Config.Values) =>
+  config["metrics.enabled"]
+    ? { layer: MetricsHttp.layer, routes: MetricsHttp.routes }
+    : { layer: Layer.empty, routes: [] }
+
 /** What an `api` process serves: the contract's groups, the pages and the documents. */
-const api = (server: Liveness.Server, options: Serve.Options) =>
+const api = (server: Liveness.Server, options: Serve.Options, metrics: ReturnType<typeof metricsRoute>) =>
   Serve.layer(
     SignalmanApi,
-    pages(server).pipe(Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)), Layer.provide(apiGroups)),
+    Layer.merge(pages(server), metrics.layer).pipe(
+      Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
+      Layer.provide(apiGroups)
+    ),
     {
       ...options,
       extraRoutes: [
+        ...metrics.routes,
         ...Discovery.routes,
         { method: "GET", path: OpenApiRoute.PATH, body: "none" },
         ...Pages.routes,
@@ -201,12 +214,12 @@ const api = (server: Liveness.Server, options: Serve.Options) =>
     }
   )
 
-/** What a `worker` process serves: the operations probes only. */
-const workerApi = (options: Serve.Options) =>
+/** What a `worker` process serves: the operations probes (and its metrics, when enabled). */
+const workerApi = (options: Serve.Options, metrics: ReturnType<typeof metricsRoute>) =>
   Serve.layer(
     Operations.WorkerApi,
-    HttpApiBuilder.api(Operations.WorkerApi).pipe(Layer.provide(Operations.workerLayer)),
-    options
+    HttpApiBuilder.api(Operations.WorkerApi).pipe(Layer.provide(Operations.workerLayer), Layer.merge(metrics.layer)),
+    { ...options, extraRoutes: metrics.routes }
   )
 
 /** The background work a `worker` process runs (and an `all` process beside the API). */
@@ -225,7 +238,8 @@ const work = Layer.mergeAll(
 const http = (config: Config.Values) => {
   const server = new Liveness.Server({ keepAliveTimeout: 65_000 })
   const options = { maxBodyBytes: config["server.max_body_bytes"], trustedProxies: config["server.trusted_proxies"] }
-  const serve = config.role === "worker" ? workerApi(options) : api(server, options)
+  const metrics = metricsRoute(config)
+  const serve = config.role === "worker" ? workerApi(options, metrics) : api(server, options, metrics)
   // Background work: the worker role and the all-in-one process run it; an api process never does.
   const background = config.role === "api" ? Layer.empty : work
   // Ping URLs are answered by the listener itself; a worker serves none.
@@ -257,6 +271,8 @@ export const layer = (config: Config.Values): Layer.Layer<HttpServer.HttpServer 
   http(config).pipe(
     // The infrastructure every feature shares.
     Layer.provide(Mailer.layer),
+    // What the features record for /metrics: nothing unless metrics.enabled.
+    Layer.provide(Metrics.layer),
     Layer.provideMerge(Database.layer),
     Layer.provide(Lifecycle.Default),
     Layer.provide(Config.layer(config)),

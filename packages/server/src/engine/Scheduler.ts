@@ -29,6 +29,7 @@ import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/Config.js"
+import { Metrics } from "../metrics/Metrics.js"
 import * as Probes from "../probes/Probes.js"
 import { type Claimed, EngineClaimsRepo, type Release } from "./ClaimsRepo.js"
 import { isBlocked } from "./ResultObservers.js"
@@ -63,6 +64,7 @@ const run = Effect.gen(function* () {
   const checks = yield* StoredChecks
   const probes = yield* Probes.Probes
   const runner = yield* Runner.Runner
+  const metrics = yield* Metrics
   const token = randomUUID()
   const max = config["scheduler.max_concurrency"]
   const poll = config["scheduler.poll_interval_ms"]
@@ -114,7 +116,7 @@ const run = Effect.gen(function* () {
       case "Unprobeable":
         return Effect.flatMap(Probes.failed(result.error.message), (stored) => finish(claimed, measuredNothing(stored)))
       case "Dropped":
-        return finish(claimed, Option.none())
+        return Effect.zipRight(metrics.notRun(claimed.region, "dropped", 1), finish(claimed, Option.none()))
       case "Expired":
         // Not run: its lease ran out while it waited for a permit, so another worker may be running it. The
         // release below applies only if nobody took the row meanwhile, and then moves it on like any late slot.
@@ -164,6 +166,7 @@ const run = Effect.gen(function* () {
     const now = Date.now()
     const pending: Array<Pending> = []
     const releases: Array<Release> = []
+    const lags: Array<number> = []
     let expired = 0
     for (const { claimed, result, expired: late } of batch) {
       if (late) expired++
@@ -178,9 +181,11 @@ const run = Effect.gen(function* () {
       })
       if (Option.isSome(result)) {
         const { result: stored, evidence } = result.value
+        if (metrics.enabled) lags.push(Slots.lateStartMs(stored, due))
         pending.push({
           targetId: claimed.target_id,
           orgId: claimed.org_id,
+          kind: claimed.kind,
           result: stored,
           source: "scheduled",
           blocked: isBlocked(stored),
@@ -191,7 +196,9 @@ const run = Effect.gen(function* () {
     }
     // The releases go in the results' transaction: a row moves on only with its result stored.
     yield* store.write(pending, repo.release(releases, token))
+    yield* metrics.started(Probes.LOCAL_REGION, lags)
     if (expired > 0) {
+      yield* metrics.notRun(Probes.LOCAL_REGION, "expired", expired)
       yield* Effect.logWarning(
         "Scheduled checks not run: their leases ran out while they waited for checker.max_concurrency"
       ).pipe(Effect.annotateLogs("checks", expired))

@@ -4,8 +4,12 @@
  */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AddressRange } from "../config/AddressRange.js"
+import * as HttpMetrics from "../metrics/HttpMetrics.js"
+import { Metrics } from "../metrics/Metrics.js"
+import * as RouteTemplates from "../metrics/RouteTemplates.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Conventions from "./Conventions.js"
 import * as RequestPipeline from "./RequestPipeline.js"
@@ -27,14 +31,18 @@ export const layer = <E, R>(
   implementation: Layer.Layer<HttpApi.Api, E, R>,
   options: Options
 ) => {
-  const routes = RouteTable.make([...RouteTable.fromApi(api), ...(options.extraRoutes ?? [])])
-  return HttpApiBuilder.serve(
-    RequestPipeline.middleware(
-      options.trustedProxies === undefined || options.trustedProxies.length === 0
-        ? undefined
-        : ClientAddress.resolver(options.trustedProxies)
-    )
-  ).pipe(
+  const all = [...RouteTable.fromApi(api), ...(options.extraRoutes ?? [])]
+  const routes = RouteTable.make(all)
+  const pipeline = RequestPipeline.middleware(
+    options.trustedProxies === undefined || options.trustedProxies.length === 0
+      ? undefined
+      : ClientAddress.resolver(options.trustedProxies)
+  )
+  // Requests are measured around the pipeline when metrics are enabled (decided once, here).
+  const serve = Effect.map(Metrics, (recorder) =>
+    HttpApiBuilder.serve(HttpMetrics.middleware(recorder, RouteTemplates.make(all), pipeline))
+  )
+  return Layer.unwrapEffect(serve).pipe(
     Layer.provide(implementation),
     Layer.provide(Conventions.layer(routes, options.maxBodyBytes)),
     Layer.provide(RequestPipeline.layer(options.maxBodyBytes))

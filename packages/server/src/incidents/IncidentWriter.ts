@@ -21,6 +21,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../infra/Ids.js"
+import { Metrics } from "../metrics/Metrics.js"
 import { IncidentsRepo } from "./Repo.js"
 import { AlertSuppression, IncidentNotices } from "./Seams.js"
 import { Advisories, type EngineRow, IncidentWriterRepo, type SavedState } from "./WriterRepo.js"
@@ -106,6 +107,7 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
     const incidents = yield* IncidentsRepo
     const notices = yield* IncidentNotices
     const suppression = yield* AlertSuppression
+    const metrics = yield* Metrics
 
     const toEvent = (row: EngineRow, observation: Observation, now: DateTime.Utc, suppressedAt: Suppressed) =>
       Effect.gen(function* () {
@@ -168,6 +170,7 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
               regions_down: i.regions_down,
               now
             })
+            if (id !== undefined) yield* metrics.incidentOpened(i.impact)
             if (id !== undefined && message !== undefined) yield* note(id, message, null, i.started_at)
             return
           }

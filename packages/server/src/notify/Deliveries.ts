@@ -17,6 +17,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/Config.js"
+import { Metrics } from "../metrics/Metrics.js"
 import * as Message from "./Message.js"
 import { type Claimed, NotifyRepo } from "./Repo.js"
 import { Sender } from "./Sender.js"
@@ -26,12 +27,17 @@ import type * as Transport from "./Transport.js"
 const ChannelNotice = Schema.Struct({ kind: Notification.NoticeKind, payload: Notification.NoticePayload })
 const decodeChannelNotice = Schema.decodeUnknown(ChannelNotice)
 
+/** The channel kind a delivery is counted under: a page subscriber's mail, or a channel's kind (gone: `deleted`). */
+const channelKindOf = (delivery: Claimed): string =>
+  delivery.subscriber_id !== null ? "subscriber_email" : (delivery.channel_kind ?? "deleted")
+
 export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveries", {
   effect: Effect.gen(function* () {
     const repo = yield* NotifyRepo
     const sender = yield* Sender
     const subscriberMail = yield* SubscriberDelivery
     const config = yield* AppConfig
+    const metrics = yield* Metrics
     const policy: DeliveryBackoff.Policy = {
       base_ms: config["notifier.backoff_base_ms"],
       cap_ms: config["notifier.backoff_cap_ms"],
@@ -52,18 +58,24 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
     const record = (delivery: Claimed, outcome: Transport.Outcome, final = false) =>
       Effect.gen(function* () {
         const attempt = { id: delivery.id, attempts: delivery.attempts }
-        if (outcome.ok) return yield* repo.delivered(attempt, outcome.status_code)
+        const kind = channelKindOf(delivery)
+        if (outcome.ok) {
+          yield* metrics.delivery(kind, "delivered")
+          return yield* repo.delivered(attempt, outcome.status_code)
+        }
         const next = final
           ? { _tag: "DeadLetter" as const }
           : DeliveryBackoff.afterFailure(policy, delivery.attempts, Math.random())
         const failure = { ...attempt, error: outcome.error, status_code: outcome.status_code }
         if (next._tag === "DeadLetter") {
+          yield* metrics.delivery(kind, "dead")
           yield* repo.dead(failure)
           yield* Effect.logWarning("Notification dead-lettered").pipe(
             Effect.annotateLogs({ delivery_id: delivery.id, attempts: delivery.attempts, error: outcome.error })
           )
           return
         }
+        yield* metrics.delivery(kind, "retried")
         yield* repo.retry(failure, next.delay_ms / 1000)
       })
 

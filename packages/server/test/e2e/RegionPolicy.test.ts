@@ -284,6 +284,7 @@ Fixture.describe(`region policy across regions (${TestDatabase.kind} database)`,
             rows.map(([region, status, secondsAgo]) => ({
               targetId: id,
               orgId: org,
+              kind: "http" as const,
               source: "scheduled" as const,
               blocked: false,
               weightSecs: 60,
