@@ -73,7 +73,7 @@ const Among = Schema.Struct({ org_id: OrgId, ids: Schema.Array(Schema.String) })
 const Count = Schema.Struct({ n: Schema.Int })
 const Id = Schema.Struct({ id: Schema.String })
 const Named = Schema.Struct({ id: Schema.String, name: Schema.String })
-const DefaultRow = Schema.Struct({ id: Schema.NullOr(Schema.String) })
+const DefaultRow = Schema.Struct({ id: Schema.NullOr(EscalationPolicyId) })
 
 /** What an org's quota'd on-call table is. */
 type Table = "on_call_schedules" | "escalation_policies"
