@@ -10,7 +10,7 @@
  */
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
-import { UserId } from "@signalman/core/Identity"
+import { type OrgId, UserId } from "@signalman/core/Identity"
 import * as OnCall from "@signalman/core/oncall/OnCall"
 import * as Schedule from "@signalman/core/oncall/Schedule"
 import * as PlanLimits from "@signalman/core/PlanLimits"
@@ -59,7 +59,7 @@ const lowerOverrides = (overrides: ReadonlyArray<Schedule.Override>): ReadonlyAr
  * a member is left out (the rotation goes on among the others), and a layer left with nobody is dropped. `layerOf`
  * maps a rules layer back to its index in the stored schedule, which answers name.
  */
-const rulesOver = (row: ScheduleRow, members: ReadonlySet<string>) => {
+export const rulesOver = (row: ScheduleRow, members: ReadonlySet<string>) => {
   const kept = row.layers
     .map((layer, index) => ({
       index,
@@ -198,7 +198,7 @@ export class Schedules extends Effect.Service<Schedules>()("Signalman/OnCallSche
         })
       })
 
-    const rulesOf = (org: ActiveOrg, row: ScheduleRow) =>
+    const rulesOf = (org: { readonly id: OrgId }, row: ScheduleRow) =>
       Effect.map(
         repo.members(
           org.id,
@@ -206,6 +206,19 @@ export class Schedules extends Effect.Service<Schedules>()("Signalman/OnCallSche
         ),
         (members) => rulesOver(row, members)
       )
+
+    /**
+     * Who the org's schedule has on call at `at`, as the escalation walk asks it (no caller, no HTTP): undefined
+     * when the org has no such schedule.
+     */
+    const onCallFor = (orgId: OrgId, scheduleId: string, at: Date) =>
+      Effect.gen(function* () {
+        const row = yield* repo.schedule(orgId, scheduleId)
+        if (row === undefined) return undefined
+        const { rules, layerOf } = yield* rulesOf({ id: orgId }, row)
+        const answer = OnCall.onCallAt(rules, at)
+        return { user_id: answer.user_id, layer: layerOf(answer.layer) }
+      })
 
     /** Who is on call at `at` in the org's schedule. */
     const onCall = (org: ActiveOrg, id: string, at: DateTime.Utc) =>
@@ -232,6 +245,7 @@ export class Schedules extends Effect.Service<Schedules>()("Signalman/OnCallSche
       one,
       list,
       onCall,
+      onCallFor,
       shifts,
       create,
       update,
