@@ -163,7 +163,7 @@ export class EscalationRepo extends Effect.Service<EscalationRepo>()("Signalman/
       execute: ({ now, seen }) => sql`
         SELECT e.incident_id::text AS incident_id, e.org_id::text AS org_id, e.target_id::text AS target_id, e.steps,
           e.repeat, e.opened_at, e.next_page, e.next_due_at, i.number, i.started_at, i.impact,
-          i.status = 'open' AS open, i.acknowledged_at IS NOT NULL AS acknowledged, i.close_reason,
+          i.ended_at IS NULL AS open, i.acknowledged_at IS NOT NULL AS acknowledged, i.close_reason,
           t.name AS target_name, t.kind AS target_kind
         FROM incident_escalations e JOIN incidents i ON i.id = e.incident_id JOIN targets t ON t.id = e.target_id
         WHERE e.next_due_at <= ${now}

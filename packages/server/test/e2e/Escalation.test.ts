@@ -1,0 +1,451 @@
+/**
+ * Escalation walks end to end: an incident opened on a monitor with an escalation policy walks the policy, each page
+ * written to the outbox and delivered for real (mail to people through the SMTP catcher, a webhook channel to a fake
+ * receiver); acknowledging, resolving or recovering stops the walk; a schedule step pages whoever is on call at that
+ * moment (across a handoff) and records nobody on call; gone and disabled targets are recorded; two walkers at once
+ * send each page once; the incident's answer and timeline show it all.
+ *
+ * The incident writer and the walker are driven here with explicit clock times (the server's own loops are off), so
+ * the test alone says when time moves. Policies and schedules are put in place with SQL as the on-call API stores
+ * them (that API has its own tests, OnCallApi.test.ts); their bindings likewise.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { expect } from "@effect/vitest"
+import { DeliveryLog, IncidentDetail, IncidentPage } from "@signalman/core/api/Incidents"
+import { CreatedChannel } from "@signalman/core/Channel"
+import { Target } from "@signalman/core/Target"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { EscalationWalker } from "../../src/escalations/Walker.js"
+import { IncidentWriter } from "../../src/incidents/IncidentWriter.js"
+import * as IncidentSeams from "../../src/incidents/Seams.js"
+import { uuidv7 } from "../../src/infra/Ids.js"
+import { QuotaEvents } from "../../src/limits/Quota.js"
+import { Maintenance } from "../../src/maintenance/Maintenance.js"
+import { MaintenanceRepo } from "../../src/maintenance/Repo.js"
+import { Notices } from "../../src/notify/Notices.js"
+import { PageChanges } from "../../src/statuspages/PageChanges.js"
+import { PageEvents } from "../../src/subscribers/PageEvents.js"
+import { eventually } from "../support/Eventually.js"
+import * as FakeReceiver from "../support/FakeReceiver.js"
+import * as Fixture from "../support/Fixture.js"
+import * as Http from "../support/Http.js"
+import type { Person } from "../support/Identity.js"
+import * as TestDatabase from "../support/TestDatabase.js"
+import type * as TestServer from "../support/TestServer.js"
+
+// No background clock: the incident engine's ticks and the walker's passes run only when a test says. The notifier
+// runs, so pages are delivered for real; webhooks go to a receiver on loopback.
+const settings = {
+  INCIDENTS__TICK_INTERVAL_SECS: "0",
+  NOTIFIER__POLL_INTERVAL_MS: "50",
+  CHECKER__ALLOW_PRIVATE_TARGETS: "true"
+}
+
+const over = (server: TestServer.Running) => Layer.succeed(SqlClient.SqlClient, server.sql)
+
+/** The writer and the walker as a worker runs them, over the server's own database client. */
+const services = Effect.gen(function* () {
+  const server = yield* Fixture.server
+  const writer = yield* Effect.provide(
+    IncidentWriter,
+    IncidentWriter.Default.pipe(
+      Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
+      Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
+      Layer.provide([MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
+      Layer.provide(over(server))
+    )
+  )
+  const walker = yield* Effect.provide(EscalationWalker, EscalationWalker.Default.pipe(Layer.provide(over(server))))
+  return { server, writer, walker }
+})
+
+type Services = Effect.Effect.Success<typeof services>
+
+/** Alice (the org's owner) and Bob, a member of her org. */
+const team = Effect.gen(function* () {
+  const server = yield* Fixture.server
+  const alice = yield* Fixture.person({ label: "alice" })
+  const bob = yield* Fixture.person({ label: "bob" })
+  yield* server.sql`
+    INSERT INTO memberships (org_id, user_id, role) VALUES (${alice.org.id}, ${bob.userId}, 'member')
+  `.pipe(Effect.orDie)
+  return { alice, bob }
+})
+
+interface StepRow {
+  readonly delay_minutes: number
+  readonly targets: ReadonlyArray<{ readonly type: "user" | "schedule" | "channel"; readonly id: string }>
+}
+
+/** A policy of the person's org, stored as the on-call API stores one, bound to the monitor. */
+const bindPolicy = (
+  server: TestServer.Running,
+  owner: Person & { readonly accountId: string; readonly org: { readonly id: string } },
+  targetId: string,
+  steps: ReadonlyArray<StepRow>,
+  repeat = 0
+) =>
+  Effect.gen(function* () {
+    const id = uuidv7()
+    yield* server.sql`
+      INSERT INTO escalation_policies (id, org_id, account_id, name, steps, repeat)
+      VALUES (${id}, ${owner.org.id}, ${owner.accountId}, 'Primary escalation', ${JSON.stringify(steps)}::jsonb,
+        ${repeat})
+    `
+    yield* server.sql`UPDATE targets SET escalation_policy_id = ${id} WHERE id = ${targetId}`
+    return id
+  }).pipe(Effect.orDie)
+
+/** A schedule of the person's org, stored as the on-call API stores one. */
+const schedule = (
+  server: TestServer.Running,
+  owner: { readonly accountId: string; readonly org: { readonly id: string } },
+  name: string,
+  layers: ReadonlyArray<unknown>
+) =>
+  Effect.gen(function* () {
+    const id = uuidv7()
+    yield* server.sql`
+      INSERT INTO on_call_schedules (id, org_id, account_id, name, time_zone, layers, overrides)
+      VALUES (${id}, ${owner.org.id}, ${owner.accountId}, ${name}, 'Europe/Berlin', ${JSON.stringify(layers)}::jsonb,
+        '[]'::jsonb)
+    `
+    return id
+  }).pipe(Effect.orDie)
+
+const createTarget = (person: Person) =>
+  Effect.map(
+    person.browser.request("/api/v1/targets", {
+      json: {
+        name: "shop",
+        alert_confirmations: 1,
+        recovery_period_secs: 0,
+        check: { type: "http", url: "https://shop.example.com" }
+      }
+    }),
+    (reply) => Http.expectOk(reply, Target, 201)
+  )
+
+const webhook = (person: Person, url: string, enabled = true) =>
+  Effect.map(
+    person.browser.request("/api/v1/channels", {
+      json: { name: enabled ? "ops hook" : "old hook", kind: "webhook", enabled, config: { url } }
+    }),
+    (reply) => Http.expectOk(reply, CreatedChannel, 201)
+  )
+
+const down = (at: DateTime.Utc) => ({
+  _tag: "Result" as const,
+  region: "local",
+  status: "down" as const,
+  error: "connection refused",
+  checked_at: at
+})
+
+/** Opens the monitor's incident at `at` and answers its id. */
+const open = (s: Services, person: Person, targetId: string, at: DateTime.Utc) =>
+  Effect.gen(function* () {
+    yield* s.writer.observe(targetId, down(at), { now: at })
+    const page = Http.wire(yield* person.browser.request(`/api/v1/incidents?target_id=${targetId}`), IncidentPage)
+    const id = page.data[0]?.id
+    if (id === undefined) return yield* Effect.dieMessage("no incident opened")
+    return id
+  })
+
+const detail = (person: Person, id: string) =>
+  Effect.map(person.browser.request(`/api/v1/incidents/${id}`), (reply) => {
+    expect(reply.status, reply.text).toBe(200)
+    return Http.wire(reply, IncidentDetail)
+  })
+
+const notes = (incident: typeof IncidentDetail.Encoded) =>
+  incident.updates.filter((u) => u.message.startsWith("Escalation")).map((u) => u.message)
+
+const pagesOf = (server: TestServer.Running, incidentId: string) =>
+  Effect.orDie(server.sql<{ n: number; kind: string; dedupe_key: string }>`
+    SELECT p.n, n.kind, n.dedupe_key FROM escalation_pages p LEFT JOIN notices n ON n.id = p.notice_id
+    WHERE p.incident_id = ${incidentId} ORDER BY p.n
+  `)
+
+const JsonObject = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+// Every test has a day of its own on the synthetic clock, and leaves its walks stopped, so one test's walker passes
+// never find another's walk due.
+const day = (d: number, time: string) => DateTime.unsafeMake(`2025-03-${String(d).padStart(2, "0")}T${time}Z`)
+
+Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: settings }, (it) => {
+  it.scoped("three steps: the first page is not acknowledged, the second is, and the third is never sent", () =>
+    Effect.gen(function* () {
+      const s = yield* services
+      const { alice, bob } = yield* team
+      const receiver = yield* FakeReceiver.make(() => ({ status: 200 }))
+      const hook = yield* webhook(alice, `${receiver.url}/hook`)
+      const target = yield* createTarget(alice)
+      const t0 = day(3, "10:00:00.000")
+      const policyId = yield* bindPolicy(s.server, alice, target.id, [
+        { delay_minutes: 0, targets: [{ type: "user", id: alice.userId }] },
+        { delay_minutes: 10, targets: [{ type: "channel", id: hook.id }] },
+        { delay_minutes: 10, targets: [{ type: "user", id: bob.userId }] }
+      ])
+      const id = yield* open(s, alice, target.id, t0)
+
+      // Opened: the walk waits for its first page, due at once.
+      const opened = yield* detail(alice, id)
+      expect(opened.escalation).toMatchObject({
+        policy_id: policyId,
+        policy_name: "Primary escalation",
+        status: "active",
+        stopped_at: null,
+        current: null,
+        next: { page: 1, round: 1, step: 1, due_at: DateTime.formatIso(t0) },
+        pages: []
+      })
+
+      // Step 1: Alice is mailed; the walk moves on to step 2, due ten minutes later.
+      expect(yield* s.walker.walkDue({ now: t0 })).toBe(1)
+      const first = yield* detail(alice, id)
+      expect(first.escalation?.current).toEqual({ page: 1, round: 1, step: 1 })
+      expect(first.escalation?.next).toEqual({
+        page: 2,
+        round: 1,
+        step: 2,
+        due_at: DateTime.formatIso(DateTime.add(t0, { minutes: 10 }))
+      })
+      expect(first.escalation?.pages).toEqual([
+        {
+          page: 1,
+          round: 1,
+          step: 1,
+          due_at: DateTime.formatIso(t0),
+          paged_at: DateTime.formatIso(t0),
+          recipients: [
+            { target: { type: "user", id: alice.userId }, outcome: "paged", user_id: alice.userId, channel_id: null }
+          ]
+        }
+      ])
+      expect(notes(first)).toEqual([`Escalation step 1: ${alice.email}`])
+      const smtp = yield* Fixture.smtp
+      // Her sign-in link, then the page.
+      const mails = yield* Effect.promise(() => smtp.waitFor(alice.email, 2))
+      const paged = mails.filter((m) => m.subject.includes("you are paged"))
+      expect(paged.map((m) => m.subject)).toEqual(["[Signalman] shop is down: you are paged"])
+      expect(paged[0]?.text).toContain("Incident #1 is not acknowledged: escalation page (step 1, round 1).")
+
+      // Not yet due a minute early; due at ten minutes: the webhook channel gets the page as an event.
+      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 9 }) })).toBe(0)
+      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 10 }) })).toBe(1)
+      const [event] = yield* receiver.waitFor(1)
+      const body = Schema.decodeUnknownSync(JsonObject)(event?.body)
+      expect(event?.headers["x-signalman-event"]).toBe("incident.escalation")
+      expect(body).toMatchObject({
+        type: "incident.escalation",
+        target: { id: target.id, name: "shop", type: "http" },
+        incident: { id, number: 1, ended_at: null, impact: "major_outage" },
+        reminder: null,
+        escalation: { page: 2, round: 1, step: 2 }
+      })
+
+      // Acknowledged after the second page: the walk stops, and the third page never goes out.
+      const ack = yield* alice.browser.request(`/api/v1/incidents/${id}/acknowledge`, { method: "POST" })
+      expect(ack.status, ack.text).toBe(200)
+      const acknowledged = Http.wire(ack, IncidentDetail)
+      expect(acknowledged.escalation).toMatchObject({ status: "acknowledged", next: null })
+      expect(acknowledged.escalation?.stopped_at).not.toBeNull()
+      expect(acknowledged.escalation?.current).toEqual({ page: 2, round: 1, step: 2 })
+      expect(notes(acknowledged)).toEqual([
+        `Escalation step 1: ${alice.email}`,
+        "Escalation step 2: channel ops hook",
+        "Escalation stopped: the incident was acknowledged"
+      ])
+      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 20 }) })).toBe(0)
+      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { hours: 5 }) })).toBe(0)
+      expect((yield* pagesOf(s.server, id)).map((p) => [p.n, p.kind, p.dedupe_key])).toEqual([
+        [1, "escalation", "incident/1/escalation/1"],
+        [2, "escalation", "incident/1/escalation/2"]
+      ])
+      expect(smtp.mails().filter((m) => m.to.includes(bob.email) && m.subject.includes("paged"))).toEqual([])
+
+      // The delivery log lists both pages: to Alice by mail, to the channel; both delivered.
+      const log = yield* eventually(
+        Effect.map(alice.browser.request(`/api/v1/incidents/${id}/deliveries`), (r) => Http.wire(r, DeliveryLog)),
+        (l) => l.data.filter((d) => d.notice_kind === "escalation" && d.status === "delivered").length === 2
+      )
+      expect(
+        log.data
+          .filter((d) => d.notice_kind === "escalation")
+          .map((d) => [d.channel.kind, d.channel.name, d.channel.id, d.status])
+      ).toEqual([
+        ["user_email", alice.email, null, "delivered"],
+        ["webhook", "ops hook", hook.id, "delivered"]
+      ])
+      expect(receiver.received()).toHaveLength(1)
+    })
+  )
+
+  it.scoped("a schedule step pages whoever is on call at that moment: across a handoff, and nobody is recorded", () =>
+    Effect.gen(function* () {
+      const s = yield* services
+      const { alice, bob } = yield* team
+      const target = yield* createTarget(alice)
+      // Daily handoffs at 09:00 Berlin time (08:00 UTC in March), Alice first from 1 March: on Monday 10 March Alice
+      // holds it until 09:00 local, Bob after.
+      const primary = yield* schedule(s.server, alice, "Primary", [
+        {
+          name: "daily",
+          starts_at: "2025-03-01T08:00:00Z",
+          rotation: { length: { unit: "days", count: 1 }, handoff: "09:00" },
+          participants: [alice.userId, bob.userId],
+          restrictions: []
+        }
+      ])
+      // Saturdays only: nobody on a Monday.
+      const weekend = yield* schedule(s.server, alice, "Weekend", [
+        {
+          name: "saturday",
+          starts_at: "2025-03-01T00:00:00Z",
+          rotation: { length: { unit: "weeks", count: 1 }, handoff: "10:00" },
+          participants: [bob.userId],
+          restrictions: [{ days: ["sat"], from: "10:00", to: "12:00" }]
+        }
+      ])
+      yield* bindPolicy(s.server, alice, target.id, [
+        { delay_minutes: 0, targets: [{ type: "schedule", id: primary }] },
+        { delay_minutes: 60, targets: [{ type: "schedule", id: primary }] },
+        { delay_minutes: 5, targets: [{ type: "schedule", id: weekend }] }
+      ])
+      const t0 = day(10, "07:30:00.000") // 08:30 in Berlin
+      const id = yield* open(s, alice, target.id, t0)
+
+      expect(yield* s.walker.walkDue({ now: t0 })).toBe(1)
+      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 60 }) })).toBe(1)
+      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 65 }) })).toBe(1)
+
+      const walked = yield* detail(alice, id)
+      expect(walked.escalation?.pages.map((p) => p.recipients)).toEqual([
+        [{ target: { type: "schedule", id: primary }, outcome: "paged", user_id: alice.userId, channel_id: null }],
+        [{ target: { type: "schedule", id: primary }, outcome: "paged", user_id: bob.userId, channel_id: null }],
+        [{ target: { type: "schedule", id: weekend }, outcome: "nobody_on_call", user_id: null, channel_id: null }]
+      ])
+      // Every page sent: the walk is over.
+      expect(walked.escalation).toMatchObject({ status: "exhausted", next: null, current: { page: 3, step: 3 } })
+      expect(notes(walked)).toEqual([
+        `Escalation step 1: ${alice.email} (on call for Primary)`,
+        `Escalation step 2: ${bob.email} (on call for Primary)`,
+        "Escalation step 3: nobody on call for Weekend",
+        "Escalation stopped: every step was paged"
+      ])
+      // Nobody to page: the page is recorded without a notice.
+      expect((yield* pagesOf(s.server, id)).map((p) => p.kind)).toEqual(["escalation", "escalation", null])
+      const smtp = yield* Fixture.smtp
+      const bobs = yield* Effect.promise(() => smtp.waitFor(bob.email, 2))
+      expect(bobs.filter((m) => m.subject.includes("you are paged"))).toHaveLength(1)
+
+      // Resolving an exhausted walk changes nothing more.
+      const resolved = yield* alice.browser.request(`/api/v1/incidents/${id}/resolve`, { method: "POST" })
+      expect(resolved.status, resolved.text).toBe(200)
+      expect(Http.wire(resolved, IncidentDetail).escalation?.status).toBe("exhausted")
+    })
+  )
+
+  it.scoped("targets gone or disabled are recorded and paged nobody; a recovery stops the walk", () =>
+    Effect.gen(function* () {
+      const s = yield* services
+      const { alice, bob } = yield* team
+      const receiver = yield* FakeReceiver.make(() => ({ status: 200 }))
+      const off = yield* webhook(alice, `${receiver.url}/off`, false)
+      const target = yield* createTarget(alice)
+      const stranger = yield* Fixture.person({ label: "stranger" })
+      const deletedSchedule = uuidv7()
+      yield* bindPolicy(s.server, alice, target.id, [
+        {
+          delay_minutes: 0,
+          targets: [
+            { type: "user", id: stranger.userId },
+            { type: "channel", id: off.id },
+            { type: "schedule", id: deletedSchedule }
+          ]
+        },
+        { delay_minutes: 10, targets: [{ type: "user", id: bob.userId }] }
+      ])
+      const t0 = day(12, "10:00:00.000")
+      const id = yield* open(s, alice, target.id, t0)
+      expect(yield* s.walker.walkDue({ now: t0 })).toBe(1)
+      const first = yield* detail(alice, id)
+      expect(first.escalation?.pages[0]?.recipients).toEqual([
+        { target: { type: "user", id: stranger.userId }, outcome: "not_found", user_id: null, channel_id: null },
+        { target: { type: "channel", id: off.id }, outcome: "disabled", user_id: null, channel_id: off.id },
+        { target: { type: "schedule", id: deletedSchedule }, outcome: "not_found", user_id: null, channel_id: null }
+      ])
+      expect((yield* pagesOf(s.server, id)).map((p) => p.kind)).toEqual([null])
+
+      // The monitor recovers before step 2: the walk stops as recovered, and Bob is never paged.
+      yield* s.writer.observe(
+        target.id,
+        { ...down(DateTime.add(t0, { minutes: 5 })), status: "up", error: null },
+        { now: DateTime.add(t0, { minutes: 5 }) }
+      )
+      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 10 }) })).toBe(0)
+      const recovered = yield* detail(alice, id)
+      expect(recovered.status).toBe("closed")
+      expect(recovered.escalation).toMatchObject({
+        status: "recovered",
+        stopped_at: DateTime.formatIso(DateTime.add(t0, { minutes: 5 })),
+        next: null
+      })
+      expect(recovered.escalation?.pages).toHaveLength(1)
+      expect(receiver.received()).toEqual([])
+    })
+  )
+
+  it.scoped("two walkers passing at the same moments send each page once", () =>
+    Effect.gen(function* () {
+      const s = yield* services
+      const other = yield* Effect.provide(
+        EscalationWalker,
+        EscalationWalker.Default.pipe(Layer.provide(over(s.server)))
+      )
+      const { alice, bob } = yield* team
+      const target = yield* createTarget(alice)
+      yield* bindPolicy(s.server, alice, target.id, [
+        { delay_minutes: 0, targets: [{ type: "user", id: alice.userId }] },
+        { delay_minutes: 1, targets: [{ type: "user", id: bob.userId }] }
+      ])
+      const t0 = day(14, "10:00:00.000")
+      const id = yield* open(s, alice, target.id, t0)
+      for (const minutes of [0, 0, 1, 1, 2]) {
+        const now = DateTime.add(t0, { minutes })
+        yield* Effect.all([s.walker.walkDue({ now }), other.walkDue({ now })], { concurrency: "unbounded" })
+      }
+      expect((yield* pagesOf(s.server, id)).map((p) => [p.n, p.dedupe_key])).toEqual([
+        [1, "incident/1/escalation/1"],
+        [2, "incident/1/escalation/2"]
+      ])
+      const [deliveries] = yield* s.server.sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM deliveries d JOIN notices n ON n.id = d.notice_id
+        WHERE n.incident_id = ${id} AND n.kind = 'escalation'
+      `.pipe(Effect.orDie)
+      expect(deliveries?.n).toBe(2)
+      expect((yield* detail(alice, id)).escalation?.status).toBe("exhausted")
+    })
+  )
+
+  it.scoped("no walk without a policy: a monitor with none and a declared incident show escalation null", () =>
+    Effect.gen(function* () {
+      const s = yield* services
+      const { alice } = yield* team
+      const target = yield* createTarget(alice)
+      const t0 = day(16, "10:00:00.000")
+      const id = yield* open(s, alice, target.id, t0)
+      expect((yield* detail(alice, id)).escalation).toBeNull()
+      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { days: 1 }) })).toBe(0)
+      const declared = yield* alice.browser.request("/api/v1/incidents", {
+        json: { title: "Payments slow", impact: "degraded", components: [target.id] }
+      })
+      expect(declared.status, declared.text).toBe(201)
+      expect(Http.wire(declared, IncidentDetail).escalation).toBeNull()
+    })
+  )
+})
