@@ -1,25 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as DecodeFailure from "../../src/DecodeFailure.js"
 import * as EscalationPolicy from "../../src/oncall/EscalationPolicy.js"
+import { invalid, refusal } from "./refusal.js"
 
 const id = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
 const other = "0b7f8c4e-2d1a-4e3b-9f5c-6a7d8e9f0a1b"
 const step = (over: Record<string, unknown> = {}) => ({ delay_minutes: 0, targets: [{ type: "user", id }], ...over })
 
-const refusal = <A, I>(schema: Schema.Schema<A, I>, input: unknown) =>
-  Either.match(Schema.decodeUnknownEither(schema)(input), {
-    onLeft: (error) => {
-      const e = DecodeFailure.toApiError(ParseResult.ArrayFormatter.formatErrorSync(error))
-      return { code: e.code, field: e.field }
-    },
-    onRight: () => null
-  })
-
 const create = (input: unknown) => refusal(EscalationPolicy.EscalationPolicyCreate, input)
-const invalid = (field: string) => ({ code: "VALIDATION_FAILED", field })
 
 describe("EscalationPolicy shapes", () => {
   it("a policy needs a name and steps; repeat defaults to 0", () => {

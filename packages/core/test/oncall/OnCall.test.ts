@@ -274,3 +274,41 @@ describe("OnCall.fromSchedule", () => {
     expect(answer).toEqual({ user_id: alice, layer: 0 })
   })
 })
+
+describe("the example of docs/on-call.md", () => {
+  const id = (c: string) => `00000000-0000-4000-8000-00000000000${c}`
+  const [alice, bob, carol, dave, erin] = [id("a"), id("b"), id("c"), id("d"), id("e")]
+
+  it("lists the shifts the page shows, across the night the clocks go forward", () => {
+    const body = Schema.decodeUnknownSync(Schedule.ScheduleCreate)({
+      name: "Platform",
+      time_zone: "Europe/Berlin",
+      layers: [
+        {
+          name: "Round the clock",
+          starts_at: "2026-03-23T09:00:00+01:00",
+          rotation: { length: { unit: "weeks", count: 1 }, handoff: "09:00" },
+          participants: [alice, bob]
+        },
+        {
+          name: "Office hours",
+          starts_at: "2026-03-23T09:00:00+01:00",
+          rotation: { length: { unit: "days", count: 1 }, handoff: "09:00" },
+          participants: [carol, dave],
+          restrictions: [{ days: ["mon", "tue", "wed", "thu", "fri"], from: "09:00", to: "17:00" }]
+        }
+      ],
+      overrides: [{ user_id: erin, starts_at: "2026-03-30T12:00:00+02:00", ends_at: "2026-03-30T14:00:00+02:00" }]
+    })
+    // Friday 27 March 00:00 CET to Tuesday 31 March 00:00 CEST.
+    expect(shiftsOf(OnCall.fromSchedule(body), "2026-03-26T23:00:00Z", "2026-03-30T22:00:00Z")).toEqual([
+      { user_id: alice, starts_at: "2026-03-26T23:00:00.000Z", ends_at: "2026-03-27T08:00:00.000Z", layer: 0 },
+      { user_id: carol, starts_at: "2026-03-27T08:00:00.000Z", ends_at: "2026-03-27T16:00:00.000Z", layer: 1 },
+      { user_id: alice, starts_at: "2026-03-27T16:00:00.000Z", ends_at: "2026-03-30T07:00:00.000Z", layer: 0 },
+      { user_id: dave, starts_at: "2026-03-30T07:00:00.000Z", ends_at: "2026-03-30T10:00:00.000Z", layer: 1 },
+      { user_id: erin, starts_at: "2026-03-30T10:00:00.000Z", ends_at: "2026-03-30T12:00:00.000Z", layer: null },
+      { user_id: dave, starts_at: "2026-03-30T12:00:00.000Z", ends_at: "2026-03-30T15:00:00.000Z", layer: 1 },
+      { user_id: bob, starts_at: "2026-03-30T15:00:00.000Z", ends_at: "2026-03-30T22:00:00.000Z", layer: 0 }
+    ])
+  })
+})

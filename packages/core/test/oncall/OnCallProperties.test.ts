@@ -147,7 +147,7 @@ describe("OnCall properties", () => {
         )
       }
     },
-    { fastCheck: { numRuns: 150 } }
+    { fastCheck: { numRuns: 100 } }
   )
 
   it.prop(
@@ -220,7 +220,7 @@ describe("OnCall properties", () => {
         }
       })
     },
-    { fastCheck: { numRuns: 150 } }
+    { fastCheck: { numRuns: 100 } }
   )
 
   it.prop(

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as DateTime from "effect/DateTime"
-import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as DecodeFailure from "../../src/DecodeFailure.js"
 import * as Schedule from "../../src/oncall/Schedule.js"
+import { invalid, refusal } from "./refusal.js"
 
 const alice = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
 
@@ -19,16 +17,6 @@ const layer = (over: Record<string, unknown> = {}) => ({
 const body = (over: Record<string, unknown> = {}) => ({ name: "Platform", time_zone: "Europe/Berlin", ...over })
 
 /** The error the API answers for a body, or null when it decodes. */
-const refusal = <A, I>(schema: Schema.Schema<A, I>, input: unknown) =>
-  Either.match(Schema.decodeUnknownEither(schema)(input), {
-    onLeft: (error) => {
-      const e = DecodeFailure.toApiError(ParseResult.ArrayFormatter.formatErrorSync(error))
-      return { code: e.code, field: e.field }
-    },
-    onRight: () => null
-  })
-
-const invalid = (field: string) => ({ code: "VALIDATION_FAILED", field })
 
 describe("Schedule shapes", () => {
   it("a schedule needs only a name and a zone; layers and overrides default to none, restrictions to none", () => {
