@@ -2,26 +2,17 @@
  * Two worker processes on one PostgreSQL walk one incident's escalation policy with their own walker loops: every
  * page is sent once, to the channel once, whichever worker claimed it.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Me } from "@signalman/core/Identity"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { IncidentWriter } from "../../src/incidents/IncidentWriter.js"
-import * as IncidentSeams from "../../src/incidents/Seams.js"
 import { uuidv7 } from "../../src/infra/Ids.js"
-import { QuotaEvents } from "../../src/limits/Quota.js"
-import { Maintenance } from "../../src/maintenance/Maintenance.js"
-import { MaintenanceRepo } from "../../src/maintenance/Repo.js"
-import { Notices } from "../../src/notify/Notices.js"
-import { PageChanges } from "../../src/statuspages/PageChanges.js"
-import { PageEvents } from "../../src/subscribers/PageEvents.js"
 import { eventually } from "../support/Eventually.js"
 import * as FakeReceiver from "../support/FakeReceiver.js"
 import * as Http from "../support/Http.js"
 import { signIn } from "../support/Identity.js"
+import * as IncidentWriting from "../support/IncidentWriting.js"
 import * as SmtpCatcher from "../support/SmtpCatcher.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/TestServer.js"
@@ -79,15 +70,7 @@ describe("two workers on one PostgreSQL", () => {
           ${JSON.stringify([step(0), step(5), step(5)])}::jsonb, 1)
       `
       yield* one.sql`UPDATE targets SET escalation_policy_id = ${policyId} WHERE id = ${targetId}`
-      const writer = yield* Effect.provide(
-        IncidentWriter,
-        IncidentWriter.Default.pipe(
-          Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
-          Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
-          Layer.provide([MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
-          Layer.provide(Layer.succeed(SqlClient.SqlClient, one.sql))
-        )
-      )
+      const writer = yield* IncidentWriting.writer(one)
       const opened = DateTime.subtract(DateTime.unsafeNow(), { minutes: 30 })
       yield* writer.observe(
         targetId,

@@ -9,30 +9,20 @@
  * the test alone says when time moves. Policies and schedules are put in place with SQL as the on-call API stores
  * them (that API has its own tests, OnCallApi.test.ts); their bindings likewise.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
 import { DeliveryLog, IncidentDetail, IncidentPage } from "@signalman/core/api/Incidents"
 import { CreatedChannel } from "@signalman/core/Channel"
 import { Target } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { EscalationWalker } from "../../src/escalations/Walker.js"
-import { IncidentWriter } from "../../src/incidents/IncidentWriter.js"
-import * as IncidentSeams from "../../src/incidents/Seams.js"
 import { uuidv7 } from "../../src/infra/Ids.js"
-import { QuotaEvents } from "../../src/limits/Quota.js"
-import { Maintenance } from "../../src/maintenance/Maintenance.js"
-import { MaintenanceRepo } from "../../src/maintenance/Repo.js"
-import { Notices } from "../../src/notify/Notices.js"
-import { PageChanges } from "../../src/statuspages/PageChanges.js"
-import { PageEvents } from "../../src/subscribers/PageEvents.js"
 import { eventually } from "../support/Eventually.js"
 import * as FakeReceiver from "../support/FakeReceiver.js"
 import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import type { Person } from "../support/Identity.js"
+import * as IncidentWriting from "../support/IncidentWriting.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import type * as TestServer from "../support/TestServer.js"
 
@@ -44,22 +34,10 @@ const settings = {
   CHECKER__ALLOW_PRIVATE_TARGETS: "true"
 }
 
-const over = (server: TestServer.Running) => Layer.succeed(SqlClient.SqlClient, server.sql)
-
 /** The writer and the walker as a worker runs them, over the server's own database client. */
 const services = Effect.gen(function* () {
   const server = yield* Fixture.server
-  const writer = yield* Effect.provide(
-    IncidentWriter,
-    IncidentWriter.Default.pipe(
-      Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
-      Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
-      Layer.provide([MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
-      Layer.provide(over(server))
-    )
-  )
-  const walker = yield* Effect.provide(EscalationWalker, EscalationWalker.Default.pipe(Layer.provide(over(server))))
-  return { server, writer, walker }
+  return { server, writer: yield* IncidentWriting.writer(server), walker: yield* IncidentWriting.walker(server) }
 })
 
 type Services = Effect.Effect.Success<typeof services>
@@ -403,10 +381,7 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
   it.scoped("two walkers passing at the same moments send each page once", () =>
     Effect.gen(function* () {
       const s = yield* services
-      const other = yield* Effect.provide(
-        EscalationWalker,
-        EscalationWalker.Default.pipe(Layer.provide(over(s.server)))
-      )
+      const other = yield* IncidentWriting.walker(s.server)
       const { alice, bob } = yield* team
       const target = yield* createTarget(alice)
       yield* bindPolicy(s.server, alice, target.id, [
