@@ -57,6 +57,7 @@ import * as Notifier from "./notify/Notifier.js"
 import * as OAuthHttp from "./oauth/Http.js"
 import { OAuth } from "./oauth/OAuth.js"
 import * as OAuthPages from "./oauth/Pages.js"
+import * as OnCallHttp from "./oncall/Http.js"
 import * as Operations from "./operations/Http.js"
 import * as OperatorHttp from "./operator/Http.js"
 import * as OrgsHttp from "./orgs/Http.js"
@@ -130,6 +131,7 @@ const apiGroups = Layer.mergeAll(
   ChannelsHttp.layer,
   MaintenanceHttp.layer,
   IncidentsHttp.layer,
+  OnCallHttp.layer,
   HeartbeatsHttp.layer,
   EngineHttp.layer.pipe(Layer.provide(Monitoring.reading)),
   StatusPagesHttp.layer.pipe(Layer.provide([viewerRecords, SubscriptionEnds.layer])),

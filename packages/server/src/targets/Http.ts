@@ -46,7 +46,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
       const caller = yield* Caller
       const org = yield* requireOrg
       const plan = yield* plans.forAccount(org.accountId)
-      return { org, plan, userId: caller.user.id } satisfies Writer
+      return { org, plan, userId: caller.user.id, credential: caller.credential } satisfies Writer
     })
 
     return handlers
