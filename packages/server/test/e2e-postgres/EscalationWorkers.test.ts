@@ -3,19 +3,18 @@
  * page is sent once, to the channel once, whichever worker claimed it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Me } from "@signalman/core/Identity"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { uuidv7 } from "../../src/infra/Ids.js"
 import { eventually } from "../support/Eventually.js"
 import * as FakeReceiver from "../support/FakeReceiver.js"
-import * as Http from "../support/Http.js"
 import { signIn } from "../support/Identity.js"
 import * as IncidentWriting from "../support/IncidentWriting.js"
 import * as SmtpCatcher from "../support/SmtpCatcher.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/TestServer.js"
+
+const Id = Schema.Struct({ id: Schema.String })
 
 const Event = Schema.parseJson(
   Schema.Struct({
@@ -41,14 +40,15 @@ describe("two workers on one PostgreSQL", () => {
       const one = yield* TestServer.start(env, db)
       const two = yield* TestServer.start(env, db)
       const alice = yield* signIn(one, smtp)
-      const me = Http.expectOk(yield* alice.browser.request("/api/v1/me"), Me)
-      const org = me.active_org ?? me.orgs[0]
-      if (org === undefined) return yield* Effect.dieMessage("no org")
+      // A plan with on-call, set before any request has read (and cached) the plan.
+      yield* one.sql`
+        UPDATE accounts SET plan_id = 'pro' WHERE id = (SELECT account_id FROM users WHERE email = ${alice.email})
+      `
       const channel = yield* alice.browser.request("/api/v1/channels", {
         json: { name: "pager", kind: "webhook", config: { url: `${receiver.url}/pager` } }
       })
       expect(channel.status, channel.text).toBe(201)
-      const channelId = Schema.decodeUnknownSync(Schema.Struct({ id: Schema.String }))(channel.json)
+      const channelId = Schema.decodeUnknownSync(Id)(channel.json)
       const created = yield* alice.browser.request("/api/v1/targets", {
         json: {
           name: "api",
@@ -58,18 +58,20 @@ describe("two workers on one PostgreSQL", () => {
         }
       })
       expect(created.status, created.text).toBe(201)
-      const targetId = Schema.decodeUnknownSync(Schema.Struct({ id: Schema.String }))(created.json).id
+      const targetId = Schema.decodeUnknownSync(Id)(created.json).id
 
       // Three steps to the channel, walked twice: six pages at 0, 5, 10, 10, 15 and 20 minutes. The incident opened
       // half an hour ago, so all six are due and the two workers race for each.
-      const policyId = uuidv7()
       const step = (delay_minutes: number) => ({ delay_minutes, targets: [{ type: "channel", id: channelId.id }] })
-      yield* one.sql`
-        INSERT INTO escalation_policies (id, org_id, account_id, name, steps, repeat)
-        VALUES (${policyId}, ${org.id}, ${me.account_id}, 'pager twice',
-          ${JSON.stringify([step(0), step(5), step(5)])}::jsonb, 1)
-      `
-      yield* one.sql`UPDATE targets SET escalation_policy_id = ${policyId} WHERE id = ${targetId}`
+      const policy = yield* alice.browser.request("/api/v1/oncall/escalation-policies", {
+        json: { name: "pager twice", steps: [step(0), step(5), step(5)], repeat: 1 }
+      })
+      expect(policy.status, policy.text).toBe(201)
+      const bound = yield* alice.browser.request(`/api/v1/targets/${targetId}`, {
+        method: "PATCH",
+        json: { escalation_policy_id: Schema.decodeUnknownSync(Id)(policy.json).id }
+      })
+      expect(bound.status, bound.text).toBe(200)
       const writer = yield* IncidentWriting.writer(one)
       const opened = DateTime.subtract(DateTime.unsafeNow(), { minutes: 30 })
       yield* writer.observe(

@@ -2,12 +2,11 @@
  * Escalation walks end to end: an incident opened on a monitor with an escalation policy walks the policy, each page
  * written to the outbox and delivered for real (mail to people through the SMTP catcher, a webhook channel to a fake
  * receiver); acknowledging, resolving or recovering stops the walk; a schedule step pages whoever is on call at that
- * moment (across a handoff) and records nobody on call; gone and disabled targets are recorded; two walkers at once
+ * moment (across a handoff) and records nobody on call; a member who left and a disabled channel are recorded; two walkers at once
  * send each page once; the incident's answer and timeline show it all.
  *
  * The incident writer and the walker are driven here with explicit clock times (the server's own loops are off), so
- * the test alone says when time moves. Policies and schedules are put in place with SQL as the on-call API stores
- * them (that API has its own tests, OnCallApi.test.ts); their bindings likewise.
+ * the test alone says when time moves. Schedules and policies are made and bound through the on-call API.
  */
 import { expect } from "@effect/vitest"
 import { DeliveryLog, IncidentDetail, IncidentPage } from "@signalman/core/api/Incidents"
@@ -16,7 +15,6 @@ import { Target } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { uuidv7 } from "../../src/infra/Ids.js"
 import { eventually } from "../support/Eventually.js"
 import * as FakeReceiver from "../support/FakeReceiver.js"
 import * as Fixture from "../support/Fixture.js"
@@ -42,57 +40,47 @@ const services = Effect.gen(function* () {
 
 type Services = Effect.Effect.Success<typeof services>
 
-/** Alice (the org's owner) and Bob, a member of her org. */
+/** Alice (the org's owner, on a plan with on-call) and Bob, a member of her org. */
 const team = Effect.gen(function* () {
   const server = yield* Fixture.server
-  const alice = yield* Fixture.person({ label: "alice" })
+  const alice = yield* Fixture.person({ label: "alice", plan: "pro" })
   const bob = yield* Fixture.person({ label: "bob" })
+  // Joining by invitation is tested elsewhere; here Bob is simply made a member.
   yield* server.sql`
     INSERT INTO memberships (org_id, user_id, role) VALUES (${alice.org.id}, ${bob.userId}, 'member')
   `.pipe(Effect.orDie)
   return { alice, bob }
 })
 
-interface StepRow {
+interface StepBody {
   readonly delay_minutes: number
   readonly targets: ReadonlyArray<{ readonly type: "user" | "schedule" | "channel"; readonly id: string }>
 }
 
-/** A policy of the person's org, stored as the on-call API stores one, bound to the monitor. */
-const bindPolicy = (
-  server: TestServer.Running,
-  owner: Person & { readonly accountId: string; readonly org: { readonly id: string } },
-  targetId: string,
-  steps: ReadonlyArray<StepRow>,
-  repeat = 0
-) =>
-  Effect.gen(function* () {
-    const id = uuidv7()
-    yield* server.sql`
-      INSERT INTO escalation_policies (id, org_id, account_id, name, steps, repeat)
-      VALUES (${id}, ${owner.org.id}, ${owner.accountId}, 'Primary escalation', ${JSON.stringify(steps)}::jsonb,
-        ${repeat})
-    `
-    yield* server.sql`UPDATE targets SET escalation_policy_id = ${id} WHERE id = ${targetId}`
-    return id
-  }).pipe(Effect.orDie)
+const Created = Schema.Struct({ id: Schema.String })
 
-/** A schedule of the person's org, stored as the on-call API stores one. */
-const schedule = (
-  server: TestServer.Running,
-  owner: { readonly accountId: string; readonly org: { readonly id: string } },
-  name: string,
-  layers: ReadonlyArray<unknown>
-) =>
+const created = (person: Person, path: string, json: unknown) =>
+  Effect.map(person.browser.request(path, { json }), (reply) => Http.expectOk(reply, Created, 201).id)
+
+/** A policy made through the on-call API and bound to the monitor with a PATCH. */
+const bindPolicy = (person: Person, targetId: string, steps: ReadonlyArray<StepBody>, repeat = 0) =>
   Effect.gen(function* () {
-    const id = uuidv7()
-    yield* server.sql`
-      INSERT INTO on_call_schedules (id, org_id, account_id, name, time_zone, layers, overrides)
-      VALUES (${id}, ${owner.org.id}, ${owner.accountId}, ${name}, 'Europe/Berlin', ${JSON.stringify(layers)}::jsonb,
-        '[]'::jsonb)
-    `
+    const id = yield* created(person, "/api/v1/oncall/escalation-policies", {
+      name: "Primary escalation",
+      steps,
+      repeat
+    })
+    const bound = yield* person.browser.request(`/api/v1/targets/${targetId}`, {
+      method: "PATCH",
+      json: { escalation_policy_id: id }
+    })
+    expect(bound.status, bound.text).toBe(200)
     return id
-  }).pipe(Effect.orDie)
+  })
+
+/** A schedule in Berlin time made through the on-call API. */
+const schedule = (person: Person, name: string, layers: ReadonlyArray<unknown>) =>
+  created(person, "/api/v1/oncall/schedules", { name, time_zone: "Europe/Berlin", layers })
 
 const createTarget = (person: Person) =>
   Effect.map(
@@ -107,11 +95,9 @@ const createTarget = (person: Person) =>
     (reply) => Http.expectOk(reply, Target, 201)
   )
 
-const webhook = (person: Person, url: string, enabled = true) =>
+const webhook = (person: Person, url: string) =>
   Effect.map(
-    person.browser.request("/api/v1/channels", {
-      json: { name: enabled ? "ops hook" : "old hook", kind: "webhook", enabled, config: { url } }
-    }),
+    person.browser.request("/api/v1/channels", { json: { name: "ops hook", kind: "webhook", config: { url } } }),
     (reply) => Http.expectOk(reply, CreatedChannel, 201)
   )
 
@@ -163,7 +149,7 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
       const hook = yield* webhook(alice, `${receiver.url}/hook`)
       const target = yield* createTarget(alice)
       const t0 = day(3, "10:00:00.000")
-      const policyId = yield* bindPolicy(s.server, alice, target.id, [
+      const policyId = yield* bindPolicy(alice, target.id, [
         { delay_minutes: 0, targets: [{ type: "user", id: alice.userId }] },
         { delay_minutes: 10, targets: [{ type: "channel", id: hook.id }] },
         { delay_minutes: 10, targets: [{ type: "user", id: bob.userId }] }
@@ -270,7 +256,7 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
       const target = yield* createTarget(alice)
       // Daily handoffs at 09:00 Berlin time (08:00 UTC in March), Alice first from 1 March: on Monday 10 March Alice
       // holds it until 09:00 local, Bob after.
-      const primary = yield* schedule(s.server, alice, "Primary", [
+      const primary = yield* schedule(alice, "Primary", [
         {
           name: "daily",
           starts_at: "2025-03-01T08:00:00Z",
@@ -280,7 +266,7 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
         }
       ])
       // Saturdays only: nobody on a Monday.
-      const weekend = yield* schedule(s.server, alice, "Weekend", [
+      const weekend = yield* schedule(alice, "Weekend", [
         {
           name: "saturday",
           starts_at: "2025-03-01T00:00:00Z",
@@ -289,7 +275,7 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
           restrictions: [{ days: ["sat"], from: "10:00", to: "12:00" }]
         }
       ])
-      yield* bindPolicy(s.server, alice, target.id, [
+      yield* bindPolicy(alice, target.id, [
         { delay_minutes: 0, targets: [{ type: "schedule", id: primary }] },
         { delay_minutes: 60, targets: [{ type: "schedule", id: primary }] },
         { delay_minutes: 5, targets: [{ type: "schedule", id: weekend }] }
@@ -328,34 +314,42 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
     })
   )
 
-  it.scoped("targets gone or disabled are recorded and paged nobody; a recovery stops the walk", () =>
+  it.scoped("a member who left and a disabled channel are recorded and paged nothing; a recovery stops the walk", () =>
     Effect.gen(function* () {
       const s = yield* services
       const { alice, bob } = yield* team
       const receiver = yield* FakeReceiver.make(() => ({ status: 200 }))
-      const off = yield* webhook(alice, `${receiver.url}/off`, false)
+      const hook = yield* webhook(alice, `${receiver.url}/off`)
       const target = yield* createTarget(alice)
-      const stranger = yield* Fixture.person({ label: "stranger" })
-      const deletedSchedule = uuidv7()
-      yield* bindPolicy(s.server, alice, target.id, [
+      yield* bindPolicy(alice, target.id, [
         {
           delay_minutes: 0,
           targets: [
-            { type: "user", id: stranger.userId },
-            { type: "channel", id: off.id },
-            { type: "schedule", id: deletedSchedule }
+            { type: "user", id: bob.userId },
+            { type: "channel", id: hook.id }
           ]
         },
-        { delay_minutes: 10, targets: [{ type: "user", id: bob.userId }] }
+        { delay_minutes: 10, targets: [{ type: "user", id: alice.userId }] }
       ])
+      // After the policy was written, Bob leaves the org and the channel is turned off.
+      yield* s.server.sql`DELETE FROM memberships WHERE org_id = ${alice.org.id} AND user_id = ${bob.userId}`.pipe(
+        Effect.orDie
+      )
+      const disabled = yield* alice.browser.request(`/api/v1/channels/${hook.id}`, {
+        method: "PATCH",
+        json: { enabled: false }
+      })
+      expect(disabled.status, disabled.text).toBe(200)
       const t0 = day(12, "10:00:00.000")
       const id = yield* open(s, alice, target.id, t0)
       expect(yield* s.walker.walkDue({ now: t0 })).toBe(1)
       const first = yield* detail(alice, id)
       expect(first.escalation?.pages[0]?.recipients).toEqual([
-        { target: { type: "user", id: stranger.userId }, outcome: "not_found", user_id: null, channel_id: null },
-        { target: { type: "channel", id: off.id }, outcome: "disabled", user_id: null, channel_id: off.id },
-        { target: { type: "schedule", id: deletedSchedule }, outcome: "not_found", user_id: null, channel_id: null }
+        { target: { type: "user", id: bob.userId }, outcome: "not_found", user_id: null, channel_id: null },
+        { target: { type: "channel", id: hook.id }, outcome: "disabled", user_id: null, channel_id: hook.id }
+      ])
+      expect(notes(first)).toEqual([
+        `Escalation step 1: user ${bob.userId} is no longer a member; channel ops hook is disabled`
       ])
       expect((yield* pagesOf(s.server, id)).map((p) => p.kind)).toEqual([null])
 
@@ -375,6 +369,9 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
       })
       expect(recovered.escalation?.pages).toHaveLength(1)
       expect(receiver.received()).toEqual([])
+      const smtp = yield* Fixture.smtp
+      const ours = [alice.email, bob.email]
+      expect(smtp.mails().filter((m) => ours.includes(m.to) && m.subject.includes("you are paged"))).toEqual([])
     })
   )
 
@@ -384,7 +381,7 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
       const other = yield* IncidentWriting.walker(s.server)
       const { alice, bob } = yield* team
       const target = yield* createTarget(alice)
-      yield* bindPolicy(s.server, alice, target.id, [
+      yield* bindPolicy(alice, target.id, [
         { delay_minutes: 0, targets: [{ type: "user", id: alice.userId }] },
         { delay_minutes: 1, targets: [{ type: "user", id: bob.userId }] }
       ])
