@@ -136,8 +136,8 @@ const pagesOf = (server: TestServer.Running, incidentId: string) =>
 
 const JsonObject = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
-// Every test has a day of its own on the synthetic clock, and leaves its walks stopped, so one test's walker passes
-// never find another's walk due.
+// Every test has a day of its own on the synthetic clock (March 2025) and leaves its walks stopped, so one test's
+// walker passes never find another's walk due.
 const day = (d: number, time: string) => DateTime.unsafeMake(`2025-03-${String(d).padStart(2, "0")}T${time}Z`)
 
 Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: settings }, (it) => {
@@ -249,69 +249,72 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
     })
   )
 
-  it.scoped("a schedule step pages whoever is on call at that moment: across a handoff, and nobody is recorded", () =>
-    Effect.gen(function* () {
-      const s = yield* services
-      const { alice, bob } = yield* team
-      const target = yield* createTarget(alice)
-      // Daily handoffs at 09:00 Berlin time (08:00 UTC in March), Alice first from 1 March: on Monday 10 March Alice
-      // holds it until 09:00 local, Bob after.
-      const primary = yield* schedule(alice, "Primary", [
-        {
-          name: "daily",
-          starts_at: "2025-03-01T08:00:00Z",
-          rotation: { length: { unit: "days", count: 1 }, handoff: "09:00" },
-          participants: [alice.userId, bob.userId],
-          restrictions: []
-        }
-      ])
-      // Saturdays only: nobody on a Monday.
-      const weekend = yield* schedule(alice, "Weekend", [
-        {
-          name: "saturday",
-          starts_at: "2025-03-01T00:00:00Z",
-          rotation: { length: { unit: "weeks", count: 1 }, handoff: "10:00" },
-          participants: [bob.userId],
-          restrictions: [{ days: ["sat"], from: "10:00", to: "12:00" }]
-        }
-      ])
-      yield* bindPolicy(alice, target.id, [
-        { delay_minutes: 0, targets: [{ type: "schedule", id: primary }] },
-        { delay_minutes: 60, targets: [{ type: "schedule", id: primary }] },
-        { delay_minutes: 5, targets: [{ type: "schedule", id: weekend }] }
-      ])
-      const t0 = day(10, "07:30:00.000") // 08:30 in Berlin
-      const id = yield* open(s, alice, target.id, t0)
+  it.scoped(
+    "a schedule step pages whoever is on call then: across a handoff on a DST day, and nobody is recorded",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* services
+        const { alice, bob } = yield* team
+        const target = yield* createTarget(alice)
+        // Daily handoffs at 09:00 Berlin time, Alice first from 1 March. Sunday 30 March is the day the clocks go
+        // forward: Alice holds it until 09:00 CEST (07:00 UTC, where a fixed 24-hour rotation would say 08:00), Bob
+        // after.
+        const primary = yield* schedule(alice, "Primary", [
+          {
+            name: "daily",
+            starts_at: "2025-03-01T08:00:00Z",
+            rotation: { length: { unit: "days", count: 1 }, handoff: "09:00" },
+            participants: [alice.userId, bob.userId],
+            restrictions: []
+          }
+        ])
+        // Saturdays only: nobody on a Sunday.
+        const weekend = yield* schedule(alice, "Weekend", [
+          {
+            name: "saturday",
+            starts_at: "2025-03-01T00:00:00Z",
+            rotation: { length: { unit: "weeks", count: 1 }, handoff: "10:00" },
+            participants: [bob.userId],
+            restrictions: [{ days: ["sat"], from: "10:00", to: "12:00" }]
+          }
+        ])
+        yield* bindPolicy(alice, target.id, [
+          { delay_minutes: 0, targets: [{ type: "schedule", id: primary }] },
+          { delay_minutes: 60, targets: [{ type: "schedule", id: primary }] },
+          { delay_minutes: 5, targets: [{ type: "schedule", id: weekend }] }
+        ])
+        const t0 = day(30, "06:30:00.000") // 08:30 CEST; the second step is due at 09:30 CEST
+        const id = yield* open(s, alice, target.id, t0)
 
-      expect(yield* s.walker.walkDue({ now: t0 })).toBe(1)
-      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 60 }) })).toBe(1)
-      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 65 }) })).toBe(1)
+        expect(yield* s.walker.walkDue({ now: t0 })).toBe(1)
+        expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 60 }) })).toBe(1)
+        expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { minutes: 65 }) })).toBe(1)
 
-      const walked = yield* detail(alice, id)
-      expect(walked.escalation?.pages.map((p) => p.recipients)).toEqual([
-        [{ target: { type: "schedule", id: primary }, outcome: "paged", user_id: alice.userId, channel_id: null }],
-        [{ target: { type: "schedule", id: primary }, outcome: "paged", user_id: bob.userId, channel_id: null }],
-        [{ target: { type: "schedule", id: weekend }, outcome: "nobody_on_call", user_id: null, channel_id: null }]
-      ])
-      // Every page sent: the walk is over.
-      expect(walked.escalation).toMatchObject({ status: "exhausted", next: null, current: { page: 3, step: 3 } })
-      expect(notes(walked)).toEqual([
-        `Escalation step 1: ${alice.email} (on call for Primary)`,
-        `Escalation step 2: ${bob.email} (on call for Primary)`,
-        "Escalation step 3: nobody on call for Weekend",
-        "Escalation stopped: every step was paged"
-      ])
-      // Nobody to page: the page is recorded without a notice.
-      expect((yield* pagesOf(s.server, id)).map((p) => p.kind)).toEqual(["escalation", "escalation", null])
-      const smtp = yield* Fixture.smtp
-      const bobs = yield* Effect.promise(() => smtp.waitFor(bob.email, 2))
-      expect(bobs.filter((m) => m.subject.includes("you are paged"))).toHaveLength(1)
+        const walked = yield* detail(alice, id)
+        expect(walked.escalation?.pages.map((p) => p.recipients)).toEqual([
+          [{ target: { type: "schedule", id: primary }, outcome: "paged", user_id: alice.userId, channel_id: null }],
+          [{ target: { type: "schedule", id: primary }, outcome: "paged", user_id: bob.userId, channel_id: null }],
+          [{ target: { type: "schedule", id: weekend }, outcome: "nobody_on_call", user_id: null, channel_id: null }]
+        ])
+        // Every page sent: the walk is over.
+        expect(walked.escalation).toMatchObject({ status: "exhausted", next: null, current: { page: 3, step: 3 } })
+        expect(notes(walked)).toEqual([
+          `Escalation step 1: ${alice.email} (on call for Primary)`,
+          `Escalation step 2: ${bob.email} (on call for Primary)`,
+          "Escalation step 3: nobody on call for Weekend",
+          "Escalation stopped: every step was paged"
+        ])
+        // Nobody to page: the page is recorded without a notice.
+        expect((yield* pagesOf(s.server, id)).map((p) => p.kind)).toEqual(["escalation", "escalation", null])
+        const smtp = yield* Fixture.smtp
+        const bobs = yield* Effect.promise(() => smtp.waitFor(bob.email, 2))
+        expect(bobs.filter((m) => m.subject.includes("you are paged"))).toHaveLength(1)
 
-      // Resolving an exhausted walk changes nothing more.
-      const resolved = yield* alice.browser.request(`/api/v1/incidents/${id}/resolve`, { method: "POST" })
-      expect(resolved.status, resolved.text).toBe(200)
-      expect(Http.wire(resolved, IncidentDetail).escalation?.status).toBe("exhausted")
-    })
+        // Resolving an exhausted walk changes nothing more.
+        const resolved = yield* alice.browser.request(`/api/v1/incidents/${id}/resolve`, { method: "POST" })
+        expect(resolved.status, resolved.text).toBe(200)
+        expect(Http.wire(resolved, IncidentDetail).escalation?.status).toBe("exhausted")
+      })
   )
 
   it.scoped("a member who left and a disabled channel are recorded and paged nothing; a recovery stops the walk", () =>
