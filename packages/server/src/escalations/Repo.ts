@@ -60,6 +60,8 @@ export const DueWalk = Schema.Struct({
   open: Schema.Boolean,
   acknowledged: Schema.Boolean,
   close_reason: Schema.NullOr(Schema.Literal("recovered", "resolved")),
+  /** The failing check's error as the incident's opening notice told it. */
+  cause: Schema.NullOr(Schema.String),
   target_name: Schema.String,
   target_kind: Schema.String
 })
@@ -164,6 +166,8 @@ export class EscalationRepo extends Effect.Service<EscalationRepo>()("Signalman/
         SELECT e.incident_id::text AS incident_id, e.org_id::text AS org_id, e.target_id::text AS target_id, e.steps,
           e.repeat, e.opened_at, e.next_page, e.next_due_at, i.number, i.started_at, i.impact,
           i.ended_at IS NULL AS open, i.acknowledged_at IS NOT NULL AS acknowledged, i.close_reason,
+          (SELECT n.payload->'incident'->>'cause' FROM notices n
+            WHERE n.incident_id = e.incident_id AND n.kind = 'opened' LIMIT 1) AS cause,
           t.name AS target_name, t.kind AS target_kind
         FROM incident_escalations e JOIN incidents i ON i.id = e.incident_id JOIN targets t ON t.id = e.target_id
         WHERE e.next_due_at <= ${now}

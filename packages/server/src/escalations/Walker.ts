@@ -147,7 +147,7 @@ export class EscalationWalker extends Effect.Service<EscalationWalker>()("Signal
               started_at: walk.started_at,
               ended_at: null,
               impact: walk.impact,
-              cause: null
+              cause: walk.cause
             },
             reminder: 0,
             escalation: position
