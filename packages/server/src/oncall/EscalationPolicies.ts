@@ -49,7 +49,9 @@ export class EscalationPolicies extends Effect.Service<EscalationPolicies>()("Si
     const audit = yield* AuditLog
 
     const one = (org: ActiveOrg, id: string) =>
-      Effect.flatMap(repo.policy(org.id, id), (row) => (row === undefined ? Effect.fail(notFound) : Effect.succeed(row)))
+      Effect.flatMap(repo.policy(org.id, id), (row) =>
+        row === undefined ? Effect.fail(notFound) : Effect.succeed(row)
+      )
 
     /** Under the reference lock: every step target exists in the org, or the first that does not, by its field. */
     const targetsExist = (org: ActiveOrg, steps: ReadonlyArray<EscalationPolicy.Step>) =>
@@ -153,7 +155,9 @@ export class EscalationPolicies extends Effect.Service<EscalationPolicies>()("Si
             const isDefault = (yield* repo.defaultPolicy(org.id)) === row.id
             if (monitors.length > 0 || isDefault) {
               const why = [
-                ...(monitors.length > 0 ? [`${monitors.length} monitor${monitors.length === 1 ? "" : "s"} bind it`] : []),
+                ...(monitors.length > 0
+                  ? [`${monitors.length} monitor${monitors.length === 1 ? "" : "s"} bind it`]
+                  : []),
                 ...(isDefault ? ["it is the org's default"] : [])
               ].join(" and ")
               return yield* Effect.fail(

@@ -272,7 +272,8 @@ export class OnCallRepo extends Effect.Service<OnCallRepo>()("Signalman/OnCallRe
       insertSchedule: (row: typeof ScheduleWrite.Type) => Effect.orDie(insertSchedule(row)),
       updateSchedule: (row: typeof ScheduleWrite.Type) =>
         Effect.map(Effect.orDie(updateSchedule(row)), Option.getOrUndefined),
-      policy: (orgId: OrgId, id: string) => Effect.map(Effect.orDie(policy({ org_id: orgId, id })), Option.getOrUndefined),
+      policy: (orgId: OrgId, id: string) =>
+        Effect.map(Effect.orDie(policy({ org_id: orgId, id })), Option.getOrUndefined),
       policies: (orgId: OrgId, limit: number, offset: number) =>
         Effect.orDie(
           Effect.all({
@@ -281,7 +282,8 @@ export class OnCallRepo extends Effect.Service<OnCallRepo>()("Signalman/OnCallRe
           })
         ),
       insertPolicy: (row: typeof PolicyWrite.Type) => Effect.orDie(insertPolicy(row)),
-      updatePolicy: (row: typeof PolicyWrite.Type) => Effect.map(Effect.orDie(updatePolicy(row)), Option.getOrUndefined),
+      updatePolicy: (row: typeof PolicyWrite.Type) =>
+        Effect.map(Effect.orDie(updatePolicy(row)), Option.getOrUndefined),
       /** How many rows of `table` the account's live orgs hold. */
       countOfAccount: (table: Table, accountId: AccountId) =>
         Effect.map(Effect.orDie(countOfAccount(table)(accountId)), (row) => row.n),

@@ -61,7 +61,10 @@ const lowerOverrides = (overrides: ReadonlyArray<Schedule.Override>): ReadonlyAr
  */
 const rulesOver = (row: ScheduleRow, members: ReadonlySet<string>) => {
   const kept = row.layers
-    .map((layer, index) => ({ index, layer: { ...layer, participants: layer.participants.filter((id) => members.has(id)) } }))
+    .map((layer, index) => ({
+      index,
+      layer: { ...layer, participants: layer.participants.filter((id) => members.has(id)) }
+    }))
     .filter(({ layer }) => layer.participants.length > 0)
   const rules = OnCall.fromSchedule({
     time_zone: row.time_zone,
@@ -80,7 +83,9 @@ export class Schedules extends Effect.Service<Schedules>()("Signalman/OnCallSche
     const audit = yield* AuditLog
 
     const one = (org: ActiveOrg, id: string) =>
-      Effect.flatMap(repo.schedule(org.id, id), (row) => (row === undefined ? Effect.fail(notFound) : Effect.succeed(row)))
+      Effect.flatMap(repo.schedule(org.id, id), (row) =>
+        row === undefined ? Effect.fail(notFound) : Effect.succeed(row)
+      )
 
     /** Refuses the first user named who is not a member of the org. */
     const membersOnly = (org: ActiveOrg, named: ReadonlyArray<{ readonly id: string; readonly field: string }>) =>
@@ -223,7 +228,16 @@ export class Schedules extends Effect.Service<Schedules>()("Signalman/OnCallSche
         return { from, to, data }
       })
 
-    return { one, list, onCall, shifts, create, update, remove, get: (org: ActiveOrg, id: string) => Effect.map(one(org, id), toSchedule) }
+    return {
+      one,
+      list,
+      onCall,
+      shifts,
+      create,
+      update,
+      remove,
+      get: (org: ActiveOrg, id: string) => Effect.map(one(org, id), toSchedule)
+    }
   }),
   dependencies: [OnCallRepo.Default, Plans.Default, QuotaEvents.Default, AuditLog.Default]
 }) {}
