@@ -88,6 +88,7 @@ import * as ViewerRecords from "./viewers/Records.js"
 import * as SignInPages from "./viewers/SignInPages.js"
 import * as ViewerGate from "./viewers/ViewerGate.js"
 import { Viewers } from "./viewers/Viewers.js"
+import * as EscalationWalks from "./workers/EscalationWalks.js"
 import * as IncidentTicks from "./workers/IncidentTicks.js"
 import * as Sweepers from "./workers/Sweepers.js"
 
@@ -232,6 +233,7 @@ const work = Layer.mergeAll(
   LocalBrowser.layer,
   Notifier.layer,
   IncidentTicks.layer.pipe(Layer.provide(Writing.layer)),
+  EscalationWalks.layer,
   HeartbeatEvaluation.layer,
   ManualRestatement.layer,
   MaintenanceAnnouncements.layer

@@ -79,6 +79,33 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
         yield* repo.retry(failure, next.delay_ms / 1000)
       })
 
+    const messageOf = (delivery: Claimed) =>
+      Effect.map(
+        decodeChannelNotice({ kind: delivery.notice_kind, payload: delivery.payload }).pipe(Effect.orDie),
+        (notice) =>
+          Message.fromNotice({
+            id: delivery.notice_id,
+            kind: notice.kind,
+            created_at: delivery.notice_created_at,
+            payload: notice.payload
+          })
+      )
+
+    // A person paged by an escalation: mailed the way an email channel mails, at the address they have now.
+    const toUser = (delivery: Claimed) =>
+      Effect.gen(function* () {
+        if (delivery.user_email === null) {
+          return yield* record(delivery, { ok: false, status_code: null, error: "the user was deleted" }, true)
+        }
+        const message = yield* messageOf(delivery)
+        const outcome = yield* sender.send(
+          { kind: "email", config: { addresses: [delivery.user_email] }, secrets: null },
+          message,
+          delivery.id
+        )
+        yield* record(delivery, outcome)
+      })
+
     const attempt = (delivery: Claimed) =>
       Effect.gen(function* () {
         if (delivery.subscriber_id !== null) {
@@ -93,21 +120,14 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
           )
           return yield* record(delivery, sent.outcome, sent.final)
         }
+        if (delivery.recipient_kind === "user_email") return yield* toUser(delivery)
         if (delivery.channel_kind === null || delivery.config === null) {
           return yield* record(delivery, { ok: false, status_code: null, error: "the channel was deleted" }, true)
         }
         if (delivery.enabled !== true) {
           return yield* record(delivery, { ok: false, status_code: null, error: "the channel is disabled" }, true)
         }
-        const notice = yield* decodeChannelNotice({ kind: delivery.notice_kind, payload: delivery.payload }).pipe(
-          Effect.orDie
-        )
-        const message = Message.fromNotice({
-          id: delivery.notice_id,
-          kind: notice.kind,
-          created_at: delivery.notice_created_at,
-          payload: notice.payload
-        })
+        const message = yield* messageOf(delivery)
         const outcome = yield* sender.send(
           { kind: delivery.channel_kind, config: delivery.config, secrets: delivery.secrets },
           message,
