@@ -128,6 +128,34 @@ export const fromSchedule = <U extends string>(schedule: {
   }))
 })
 
+/**
+ * A schedule's rules over the org's current members: a participant or override user who is no longer a member is
+ * left out (the rotation goes on among the others), and a layer left with nobody is dropped. `layerOf` maps a rules
+ * layer back to its index in the stored schedule. The API's answers and the escalation walk both read a schedule
+ * through this, so the person a page goes to is the one `on-call?at=` names.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const overMembers = <U extends string>(
+  schedule: Parameters<typeof fromSchedule<U>>[0],
+  members: ReadonlySet<string>
+): { readonly rules: ScheduleRules<U>; readonly layerOf: (layer: number | null) => number | null } => {
+  const kept = schedule.layers
+    .map((layer, index) => ({
+      index,
+      layer: { ...layer, participants: layer.participants.filter((id) => members.has(id)) }
+    }))
+    .filter(({ layer }) => layer.participants.length > 0)
+  const rules = fromSchedule({
+    time_zone: schedule.time_zone,
+    layers: kept.map(({ layer }) => layer),
+    overrides: schedule.overrides.filter((o) => members.has(o.user_id))
+  })
+  const layerOf = (layer: number | null): number | null => (layer === null ? null : (kept[layer]?.index ?? null))
+  return { rules, layerOf }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Wall-clock time in a zone. A local date is its day number (days since 1970-01-01 as a calendar date, whatever
 // the zone); times are epoch milliseconds.

@@ -216,6 +216,16 @@ export class EscalationRepo extends Effect.Service<EscalationRepo>()("Signalman/
       `
     })
 
+    // Members who left (or whose account was purged) are no longer on call, as the on-call API reads a schedule.
+    const memberIds = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (orgId) => sql`
+        SELECT m.user_id::text AS id FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.org_id = ${orgId} AND u.deleted_at IS NULL
+      `
+    })
+
     const schedule = SqlSchema.findOne({
       Request: OrgAndId,
       Result: StoredSchedule,
@@ -275,6 +285,9 @@ export class EscalationRepo extends Effect.Service<EscalationRepo>()("Signalman/
       note: (id: string, incidentId: string, message: string, at: typeof utc.Type) =>
         Effect.orDie(note({ id, incident_id: incidentId, message, at })),
       member: (orgId: string, id: string) => Effect.map(Effect.orDie(member({ org_id: orgId, id })), one),
+      /** The ids of the org's current members. */
+      memberIds: (orgId: string) =>
+        Effect.map(Effect.orDie(memberIds(orgId)), (rows) => new Set(rows.map((r) => r.id))),
       schedule: (orgId: string, id: string) => Effect.map(Effect.orDie(schedule({ org_id: orgId, id })), one),
       channel: (orgId: string, id: string) => Effect.map(Effect.orDie(channel({ org_id: orgId, id })), one),
       walkOf: (incidentId: string) => Effect.map(Effect.orDie(walkOf(incidentId)), one),

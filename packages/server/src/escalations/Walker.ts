@@ -85,7 +85,8 @@ export class EscalationWalker extends Effect.Service<EscalationWalker>()("Signal
               found.words.push(`schedule ${target.id} was deleted`)
               return
             }
-            const onCall = OnCall.onCallAt(OnCall.fromSchedule(schedule), DateTime.toDate(now))
+            const { rules } = OnCall.overMembers(schedule, yield* repo.memberIds(walk.org_id))
+            const onCall = OnCall.onCallAt(rules, DateTime.toDate(now))
             if (onCall.user_id === null) {
               found.recipients.push(recipient(target, "nobody_on_call"))
               found.words.push(`nobody on call for ${schedule.name}`)

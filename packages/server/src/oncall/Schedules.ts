@@ -54,27 +54,6 @@ const lowerLayers = (layers: ReadonlyArray<Schedule.Layer>): ReadonlyArray<Sched
 const lowerOverrides = (overrides: ReadonlyArray<Schedule.Override>): ReadonlyArray<Schedule.Override> =>
   overrides.map((override) => ({ ...override, user_id: lower(override.user_id) }))
 
-/**
- * The rules of a stored schedule over the org's current members: a participant or override user who is no longer
- * a member is left out (the rotation goes on among the others), and a layer left with nobody is dropped. `layerOf`
- * maps a rules layer back to its index in the stored schedule, which answers name.
- */
-export const rulesOver = (row: ScheduleRow, members: ReadonlySet<string>) => {
-  const kept = row.layers
-    .map((layer, index) => ({
-      index,
-      layer: { ...layer, participants: layer.participants.filter((id) => members.has(id)) }
-    }))
-    .filter(({ layer }) => layer.participants.length > 0)
-  const rules = OnCall.fromSchedule({
-    time_zone: row.time_zone,
-    layers: kept.map(({ layer }) => layer),
-    overrides: row.overrides.filter((o) => members.has(o.user_id))
-  })
-  const layerOf = (layer: number | null): number | null => (layer === null ? null : (kept[layer]?.index ?? null))
-  return { rules, layerOf }
-}
-
 export class Schedules extends Effect.Service<Schedules>()("Signalman/OnCallSchedules", {
   effect: Effect.gen(function* () {
     const repo = yield* OnCallRepo
@@ -204,7 +183,7 @@ export class Schedules extends Effect.Service<Schedules>()("Signalman/OnCallSche
           org.id,
           namedUsers(row.layers, row.overrides).map((n) => n.id)
         ),
-        (members) => rulesOver(row, members)
+        (members) => OnCall.overMembers(row, members)
       )
 
     /**

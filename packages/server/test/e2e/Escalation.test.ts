@@ -317,6 +317,40 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
       })
   )
 
+  it.scoped("a schedule step skips a participant who left, paging whom the on-call API names", () =>
+    Effect.gen(function* () {
+      const s = yield* services
+      const { alice, bob } = yield* team
+      const target = yield* createTarget(alice)
+      // Daily from midnight Berlin time on 12 March, Bob first: 12 March is his day.
+      const rota = yield* schedule(alice, "Rota", [
+        {
+          name: "daily",
+          starts_at: "2025-03-12T00:00:00Z",
+          rotation: { length: { unit: "days", count: 1 }, handoff: "00:00" },
+          participants: [bob.userId, alice.userId],
+          restrictions: []
+        }
+      ])
+      yield* bindPolicy(alice, target.id, [{ delay_minutes: 0, targets: [{ type: "schedule", id: rota }] }])
+      yield* s.server.sql`DELETE FROM memberships WHERE org_id = ${alice.org.id} AND user_id = ${bob.userId}`.pipe(
+        Effect.orDie
+      )
+      const t0 = day(12, "10:00:00.000")
+      // The rotation goes on among those still in the org, in the API's answer and in the page alike.
+      const asked = yield* alice.browser.request(
+        `/api/v1/oncall/schedules/${rota}/on-call?at=${encodeURIComponent(DateTime.formatIso(t0))}`
+      )
+      expect(asked.status, asked.text).toBe(200)
+      expect(asked.json).toMatchObject({ user_id: alice.userId })
+      const id = yield* open(s, alice, target.id, t0)
+      expect(yield* s.walker.walkDue({ now: t0 })).toBe(1)
+      expect((yield* detail(alice, id)).escalation?.pages[0]?.recipients).toEqual([
+        { target: { type: "schedule", id: rota }, outcome: "paged", user_id: alice.userId, channel_id: null }
+      ])
+    })
+  )
+
   it.scoped("a member who left and a disabled channel are recorded and paged nothing; a recovery stops the walk", () =>
     Effect.gen(function* () {
       const s = yield* services
