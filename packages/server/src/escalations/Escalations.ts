@@ -11,6 +11,7 @@ import * as EscalationWalk from "@signalman/core/oncall/EscalationWalk"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../infra/Ids.js"
+import { Plans } from "../limits/Plans.js"
 import { EscalationRepo, type StopReason } from "./Repo.js"
 
 /** The incident a walk starts for. */
@@ -36,12 +37,25 @@ export const positionOf = (page: { readonly n: number; readonly round: number; r
 export class Escalations extends Effect.Service<Escalations>()("Signalman/Escalations", {
   effect: Effect.gen(function* () {
     const repo = yield* EscalationRepo
+    const plans = yield* Plans
 
     /** Starts the incident's walk when its monitor binds a policy now; nothing otherwise. */
     const start = (opened: Opened): Effect.Effect<void> =>
       Effect.gen(function* () {
-        const policy = yield* repo.boundPolicy(opened.targetId)
-        if (policy === undefined) return
+        const bound = yield* repo.boundPolicy(opened.targetId)
+        if (bound === undefined) return
+        const { account_id, ...policy } = bound
+        // Binding a policy needs on-call in the plan; an account that has since lost it (a downgrade) keeps its
+        // policies bound but its incidents do not walk them, and the timeline says why.
+        if (!(yield* plans.forAccount(account_id)).flags.on_call_enabled) {
+          yield* repo.note(
+            uuidv7(),
+            opened.incidentId,
+            "Escalation not started: on-call is not in the account's plan",
+            opened.openedAt
+          )
+          return
+        }
         const first = EscalationWalk.pageAt(policy, DateTime.toDate(opened.openedAt), 0)
         if (first === null) return
         yield* repo.start({
@@ -97,5 +111,5 @@ export class Escalations extends Effect.Service<Escalations>()("Signalman/Escala
 
     return { start, stop, forIncident }
   }),
-  dependencies: [EscalationRepo.Default]
+  dependencies: [EscalationRepo.Default, Plans.Default]
 }) {}

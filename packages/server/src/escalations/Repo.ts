@@ -6,6 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import { AccountId } from "@signalman/core/Identity"
 import { Impact } from "@signalman/core/Incident"
 import { PageRecipient } from "@signalman/core/IncidentEscalation"
 import * as EscalationPolicy from "@signalman/core/oncall/EscalationPolicy"
@@ -28,6 +29,9 @@ export const BoundPolicy = Schema.Struct({
   repeat: Schema.Int
 })
 export type BoundPolicy = typeof BoundPolicy.Type
+
+/** A monitor's bound policy and the account whose plan decides whether it may walk. */
+export const BoundPolicyOfAccount = Schema.Struct({ ...BoundPolicy.fields, account_id: AccountId })
 
 /** Why a walk stopped. */
 export const StopReason = Schema.Literal("acknowledged", "resolved", "recovered", "exhausted")
@@ -129,10 +133,11 @@ export class EscalationRepo extends Effect.Service<EscalationRepo>()("Signalman/
 
     const boundPolicy = SqlSchema.findOne({
       Request: Schema.String,
-      Result: BoundPolicy,
+      Result: BoundPolicyOfAccount,
       execute: (targetId) => sql`
-        SELECT p.id::text AS id, p.name, p.steps, p.repeat
+        SELECT p.id::text AS id, p.name, p.steps, p.repeat, o.account_id::text AS account_id
         FROM targets t JOIN escalation_policies p ON p.id = t.escalation_policy_id AND p.org_id = t.org_id
+        JOIN orgs o ON o.id = t.org_id
         WHERE t.id = ${targetId}
       `
     })

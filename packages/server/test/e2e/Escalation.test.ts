@@ -457,4 +457,23 @@ Fixture.describe(`escalation walks (${TestDatabase.kind} database)`, { env: sett
       expect(Http.wire(declared, IncidentDetail).escalation).toBeNull()
     })
   )
+
+  it.scoped("an account that lost on-call keeps its policy bound, but its incidents do not walk it", () =>
+    Effect.gen(function* () {
+      const s = yield* services
+      const { alice } = yield* team
+      const target = yield* createTarget(alice)
+      yield* bindPolicy(alice, target.id, [{ delay_minutes: 0, targets: [{ type: "user", id: alice.userId }] }])
+      // A downgrade to a plan without on-call (the writer built for this test has read no plan yet).
+      yield* s.server.sql`
+        UPDATE accounts SET plan_id = 'free' WHERE id = (SELECT account_id FROM users WHERE id = ${alice.userId})
+      `.pipe(Effect.orDie)
+      const t0 = day(17, "10:00:00.000")
+      const id = yield* open(s, alice, target.id, t0)
+      expect(yield* s.walker.walkDue({ now: DateTime.add(t0, { days: 1 }) })).toBe(0)
+      const incident = yield* detail(alice, id)
+      expect(incident.escalation).toBeNull()
+      expect(notes(incident)).toEqual(["Escalation not started: on-call is not in the account's plan"])
+    })
+  )
 })

@@ -5,6 +5,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Config from "../../src/config/Config.js"
 import { EscalationWalker } from "../../src/escalations/Walker.js"
 import { IncidentWriter } from "../../src/incidents/IncidentWriter.js"
 import * as IncidentSeams from "../../src/incidents/Seams.js"
@@ -16,19 +17,23 @@ import { PageChanges } from "../../src/statuspages/PageChanges.js"
 import { PageEvents } from "../../src/subscribers/PageEvents.js"
 import type * as TestServer from "./TestServer.js"
 
-const over = (server: Pick<TestServer.Running, "sql">) => Layer.succeed(SqlClient.SqlClient, server.sql)
+/** The server's database client, and the default settings (the plans' cache reads one). */
+export const over = (server: Pick<TestServer.Running, "sql">) =>
+  Layer.merge(Layer.succeed(SqlClient.SqlClient, server.sql), Config.layer(Config.fromEnv({})))
 
-/** The writer with its ports bound to the outbox and maintenance windows (status pages' caches left alone). */
+/**
+ * The writer's layer with its ports bound to the outbox and maintenance windows (status pages' caches left alone),
+ * needing only a database client and settings (`over`).
+ */
+export const writerLayer = IncidentWriter.Default.pipe(
+  Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
+  Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
+  Layer.provide([MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Test])
+)
+
+/** The writer a worker runs, over the server's own database client. */
 export const writer = (server: Pick<TestServer.Running, "sql">) =>
-  Effect.provide(
-    IncidentWriter,
-    IncidentWriter.Default.pipe(
-      Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
-      Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
-      Layer.provide([MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
-      Layer.provide(over(server))
-    )
-  )
+  Effect.provide(IncidentWriter, writerLayer.pipe(Layer.provide(over(server))))
 
 /** An escalation walker: another one per call, as another worker process would have. */
 export const walker = (server: Pick<TestServer.Running, "sql">) =>
