@@ -50,6 +50,7 @@ import * as AuthHttp from "./login/Http.js"
 import * as Pages from "./login/Pages.js"
 import * as Monitoring from "./Monitoring.js"
 import * as MaintenanceHttp from "./maintenance/Http.js"
+import * as McpHttp from "./mcp/Http.js"
 import { Maintenance } from "./maintenance/Maintenance.js"
 import * as ManualRestatement from "./manual/Restatement.js"
 import * as MeHttp from "./me/Http.js"
@@ -177,11 +178,19 @@ const pages = (server: Liveness.Server) =>
     Layer.provide([carriedInvitation, Monitoring.reading, Maintenance.Default, Plans.Default])
   )
 
-/** What an `api` process serves: the contract's groups, the pages and the documents. */
-const api = (server: Liveness.Server, options: Serve.Options) =>
+/** The MCP server (`mcp.enabled`), reading and moving monitors and incidents through the API's own services. */
+const mcp = McpHttp.layer.pipe(
+  Layer.provide([statusPages, IncidentTargetAdvisories.layer, Monitoring.reading])
+)
+
+/** What an `api` process serves: the contract's groups, the pages and the documents, and the MCP server. */
+const api = (server: Liveness.Server, options: Serve.Options, mcpEnabled: boolean) =>
   Serve.layer(
     SignalmanApi,
-    pages(server).pipe(Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)), Layer.provide(apiGroups)),
+    Layer.mergeAll(pages(server), mcpEnabled ? mcp : Layer.empty).pipe(
+      Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
+      Layer.provide(apiGroups)
+    ),
     {
       ...options,
       extraRoutes: [
@@ -196,7 +205,8 @@ const api = (server: Liveness.Server, options: Serve.Options) =>
         ...PublicPages.routes,
         ...SharePage.routes,
         ...SubscriberPages.routes,
-        ...BillingWebhookRoute.routes
+        ...BillingWebhookRoute.routes,
+        ...(mcpEnabled ? McpHttp.routes : [])
       ]
     }
   )
@@ -225,7 +235,7 @@ const work = Layer.mergeAll(
 const http = (config: Config.Values) => {
   const server = new Liveness.Server({ keepAliveTimeout: 65_000 })
   const options = { maxBodyBytes: config["server.max_body_bytes"], trustedProxies: config["server.trusted_proxies"] }
-  const serve = config.role === "worker" ? workerApi(options) : api(server, options)
+  const serve = config.role === "worker" ? workerApi(options) : api(server, options, config["mcp.enabled"])
   // Background work: the worker role and the all-in-one process run it; an api process never does.
   const background = config.role === "api" ? Layer.empty : work
   // Ping URLs are answered by the listener itself; a worker serves none.
