@@ -50,9 +50,9 @@ import * as AuthHttp from "./login/Http.js"
 import * as Pages from "./login/Pages.js"
 import * as Monitoring from "./Monitoring.js"
 import * as MaintenanceHttp from "./maintenance/Http.js"
-import * as McpHttp from "./mcp/Http.js"
 import { Maintenance } from "./maintenance/Maintenance.js"
 import * as ManualRestatement from "./manual/Restatement.js"
+import * as McpHttp from "./mcp/Http.js"
 import * as MeHttp from "./me/Http.js"
 import * as Notifier from "./notify/Notifier.js"
 import * as OAuthHttp from "./oauth/Http.js"
@@ -179,9 +179,7 @@ const pages = (server: Liveness.Server) =>
   )
 
 /** The MCP server (`mcp.enabled`), reading and moving monitors and incidents through the API's own services. */
-const mcp = McpHttp.layer.pipe(
-  Layer.provide([statusPages, IncidentTargetAdvisories.layer, Monitoring.reading])
-)
+const mcp = McpHttp.layer.pipe(Layer.provide([statusPages, IncidentTargetAdvisories.layer, Monitoring.reading]))
 
 /** What an `api` process serves: the contract's groups, the pages and the documents, and the MCP server. */
 const api = (server: Liveness.Server, options: Serve.Options, mcpEnabled: boolean) =>

@@ -98,7 +98,13 @@ const routesLayer = HttpApiBuilder.Router.use((router) =>
 
 /** The routes with the services the tools call, the same values the API's groups provide. */
 export const layer = routesLayer.pipe(
-  Layer.provide([Authenticator.Default, CallerMonitors.Default, CallerIncidents.Default, Changes.Default, Targets.Default]),
+  Layer.provide([
+    Authenticator.Default,
+    CallerMonitors.Default,
+    CallerIncidents.Default,
+    Changes.Default,
+    Targets.Default
+  ]),
   Layer.provide([Incidents.Default, Writing.layer, Plans.Default, Variables.Default]),
   Layer.provide(Abuse.Default)
 )

@@ -3,10 +3,11 @@
  * once at startup: a tool has no rule of its own about who may call it. A caller sees the tools its token's scopes
  * allow (a session holds every scope), so a read-only token is shown no write tool.
  */
+import type * as ApiError from "@signalman/core/ApiError"
 import { SignalmanApi } from "@signalman/core/api/Api"
 import type { CallerShape } from "@signalman/core/api/Authentication"
 import type * as Scope from "@signalman/core/Scope"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import { hasScope, insufficientScope } from "../auth/Policy.js"
 import * as RouteRequirements from "../auth/RouteRequirements.js"
 import * as IncidentTools from "./IncidentTools.js"
@@ -55,9 +56,19 @@ export const catalogue = (): ReadonlyArray<Scoped> => {
 export const visibleTo = (tools: ReadonlyArray<Scoped>, caller: CallerShape): ReadonlyArray<Scoped> =>
   tools.filter((tool) => hasScope(caller.credential, tool.scope))
 
-/** Calls a tool for a caller: a tool its scopes do not allow is refused as the REST endpoint refuses it. */
-export const call = (tool: Scoped, caller: CallerShape, args: unknown): Effect.Effect<Tool.Outcome, never, Services> =>
-  hasScope(caller.credential, tool.scope) ? tool.call(args) : Tool.refusal(insufficientScope(tool.scope))
+/** Why a caller may not call a tool, as the REST endpoint would refuse it; undefined when it may. */
+export const refusalFor = (tool: Scoped, caller: CallerShape): ApiError.ApiError | undefined =>
+  hasScope(caller.credential, tool.scope) ? undefined : insufficientScope(tool.scope)
+
+/** Calls a tool for a caller, refused before anything runs when its scopes do not allow it. */
+export const call = (
+  tool: Scoped,
+  caller: CallerShape,
+  args: unknown
+): Effect.Effect<Tool.Outcome, never, Services> => {
+  const refused = refusalFor(tool, caller)
+  return refused === undefined ? tool.call(args) : Tool.refusal(refused)
+}
 
 /** A tool as `tools/list` and the server card describe it. */
 export const descriptor = (tool: Scoped) => ({
