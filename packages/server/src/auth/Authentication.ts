@@ -188,9 +188,11 @@ export class Authenticator extends Effect.Service<Authenticator>()("Signalman/Au
     const quotaEvents = yield* QuotaEvents
 
     const spendBudget = (caller: CallerShape, method: string, pathname: string) =>
+      RateBudget.applies(pathname) ? spend(caller, RateBudget.categoryOf(method, pathname)) : Effect.void
+
+    /** One request from the caller's budgets of `category`, account tier first; a refusal is recorded. */
+    const spend = (caller: CallerShape, category: RateBudget.Category): Effect.Effect<void, ApiError.ApiError> =>
       Effect.gen(function* () {
-        if (!RateBudget.applies(pathname)) return
-        const category = RateBudget.categoryOf(method, pathname)
         const accountId = caller.org?.accountId ?? caller.user.accountId
         const plan = yield* plans.forAccount(accountId)
         const limit = RateBudget.limitOf(plan, category)
@@ -293,6 +295,7 @@ export class Authenticator extends Effect.Service<Authenticator>()("Signalman/Au
     return {
       fromMemory,
       full,
+      spend,
       /** The caller of `request`, from memory when it can tell, else the full path; or the refusal. */
       authenticate: (request: HttpServerRequest.HttpServerRequest): Effect.Effect<CallerShape, ApiError.ApiError> => {
         const pathname = pathnameOf(request.url)

@@ -3,6 +3,8 @@
  * the writes (pause, resume, run a check now). Each runs what the REST endpoint it names runs (`targets/Listing`,
  * `engine/CallerMonitors`, `targets/Changes`), so its answer, refusals and scope are that endpoint's.
  */
+
+import { Caller } from "@signalman/core/api/Authentication"
 import { LatencySeries, RangeQuery, ResultPage, Uptime } from "@signalman/core/api/Results"
 import { ListTargets, TargetPage } from "@signalman/core/api/Targets"
 import { CheckResult } from "@signalman/core/CheckResult"
@@ -10,6 +12,7 @@ import * as Pagination from "@signalman/core/Pagination"
 import { Target, TargetId } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { Authenticator } from "../auth/Authentication.js"
 import { CallerMonitors } from "../engine/CallerMonitors.js"
 import { writeSource } from "../http/WriteSource.js"
 import * as Advisories from "../targets/Advisories.js"
@@ -137,10 +140,17 @@ export const runCheckNow = Tool.make({
   title: "Run a check now",
   description:
     "Run a monitor's check now in each of its regions that can run it, store the results, and answer the first " +
-    "region's result. Heartbeat and manual monitors have no probe (HEARTBEAT_NOT_PROBEABLE).",
+    "region's result. Heartbeat and manual monitors have no probe (HEARTBEAT_NOT_PROBEABLE). Spends the plan's " +
+    "check-now budget (RATE_LIMITED when spent).",
   endpoint: { method: "POST", path: "/api/v1/targets/:id/check-now" },
   writes: true,
   input: OneMonitor,
   output: CheckResult,
-  run: ({ monitor_id }) => Effect.flatMap(CallerMonitors, (monitors) => monitors.checkNow(monitor_id))
+  run: ({ monitor_id }) =>
+    Effect.gen(function* () {
+      // The /mcp request spent from api_reads; a run also spends what POST .../check-now spends, so the MCP server
+      // is no way around the check_now budget that keeps probes of other people's hosts in bounds.
+      yield* (yield* Authenticator).spend(yield* Caller, "check_now")
+      return yield* (yield* CallerMonitors).checkNow(monitor_id)
+    })
 })

@@ -123,7 +123,10 @@ Fixture.describe(
   {
     // No scheduler: every result below is one the test caused.
     env: { ROLE: "api", CHECKER__ALLOW_PRIVATE_TARGETS: "true", MCP__ORIGIN: `http://${MCP_HOST}` },
-    sql: [`UPDATE plans SET api_reads_per_minute = ${TINY_READS} WHERE id = 'pro'`]
+    sql: [
+      `UPDATE plans SET api_reads_per_minute = ${TINY_READS} WHERE id = 'pro'`,
+      "UPDATE plans SET check_now_per_minute = 1 WHERE id = 'founding'"
+    ]
   },
   (it) => {
     it.scoped("a full-access token lists every tool and each one answers on real data", () =>
@@ -248,8 +251,12 @@ Fixture.describe(
         const resumed = answer(yield* call(client, "resume_monitor", { monitor_id: heartbeat.id }), Target)
         expect(resumed.enabled).toBe(true)
 
+        // The founding plan allows one check-now a minute here: the second run is refused by that budget.
+        yield* awayFromMinuteEdge(15)
         const ran = answer(yield* call(client, "run_check_now", { monitor_id: web.id }), CheckResult)
         expect({ status: ran.status, region: ran.region }).toEqual({ status: "up", region: "local" })
+        const again = refusal(yield* call(client, "run_check_now", { monitor_id: web.id }))
+        expect(again).toMatchObject({ code: "RATE_LIMITED", details: { scope: "per_account_check_now" } })
         expect(origin.of("/now").length).toBe(1)
         const stored = Http.expectOk(yield* alice.api(`/api/v1/targets/${web.id}/results`), ResultPage)
         expect(stored.total).toBe(1)
