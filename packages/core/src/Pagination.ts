@@ -36,21 +36,31 @@ export const query = {
 }
 
 /**
- * The same fields where a JSON caller sends numbers (an MCP tool's arguments), with the same bounds and defaults.
+ * The same fields where a JSON caller sends numbers (an MCP tool's arguments), with the same bounds; absent stays
+ * absent (so the arguments' JSON Schema keeps its descriptions) and {@link settle} applies the defaults.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const json = {
-  limit: Schema.optionalWith(
-    Schema.Int.pipe(Schema.between(1, MAX_LIMIT)).annotations({ description: `Page size, 1 to ${MAX_LIMIT}` }),
-    { default: () => DEFAULT_LIMIT }
-  ),
-  offset: Schema.optionalWith(
-    Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "How many items to skip" }),
-    { default: () => 0 }
-  )
+  limit: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, MAX_LIMIT)), { exact: true }).annotations({
+    description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`
+  }),
+  offset: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { exact: true }).annotations({
+    description: "How many items to skip (default 0)"
+  })
 }
+
+/**
+ * The page asked for, with the query's defaults where nothing was asked.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const settle = (asked: { readonly limit?: number | undefined; readonly offset?: number | undefined }) => ({
+  limit: asked.limit ?? DEFAULT_LIMIT,
+  offset: asked.offset ?? 0
+})
 
 /**
  * The page of a list of `item`.

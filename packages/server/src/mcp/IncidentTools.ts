@@ -12,7 +12,9 @@ import * as Schema from "effect/Schema"
 import { CallerIncidents } from "../incidents/CallerIncidents.js"
 import * as Tool from "./Tool.js"
 
-const incidentId = IncidentId.annotations({ description: "The incident's id (list_open_incidents answers it)" })
+const incidentId = Schema.propertySignature(IncidentId).annotations({
+  description: "The incident's id (list_open_incidents answers it)"
+})
 
 const OneIncident = Tool.Arguments({ incident_id: incidentId })
 
@@ -30,9 +32,9 @@ export const openIncidents = Tool.make({
     ...Pagination.json
   }),
   output: IncidentPage,
-  run: ({ monitor_id, limit, offset }) =>
+  run: ({ monitor_id, ...paging }) =>
     Effect.flatMap(CallerIncidents, (incidents) =>
-      incidents.list({ status: "open", target_id: monitor_id, limit, offset })
+      incidents.list({ status: "open", target_id: monitor_id, ...Pagination.settle(paging) })
     )
 })
 

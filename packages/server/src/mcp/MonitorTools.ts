@@ -22,7 +22,9 @@ import * as Listing from "../targets/Listing.js"
 import * as MonitorStatus from "./MonitorStatus.js"
 import * as Tool from "./Tool.js"
 
-const monitorId = TargetId.annotations({ description: "The monitor's id (list_monitors answers it)" })
+const monitorId = Schema.propertySignature(TargetId).annotations({
+  description: "The monitor's id (list_monitors answers it)"
+})
 
 const range = {
   from: RangeQuery.fields.from.annotations({ description: "Start (RFC 3339); default a day before `to`" }),
@@ -48,7 +50,7 @@ export const listMonitors = Tool.make({
     ...Pagination.json
   }),
   output: TargetPage,
-  run: Listing.page
+  run: (query) => Listing.page({ ...query, ...Pagination.settle(query) })
 })
 
 export const monitorStatus = Tool.make({
@@ -78,7 +80,10 @@ export const monitorResults = Tool.make({
   endpoint: { method: "GET", path: "/api/v1/targets/:id/results" },
   input: Tool.Arguments({ monitor_id: monitorId, ...range, ...Pagination.json }),
   output: ResultPage,
-  run: ({ monitor_id, ...params }) => Effect.flatMap(CallerMonitors, (monitors) => monitors.results(monitor_id, params))
+  run: ({ monitor_id, ...params }) =>
+    Effect.flatMap(CallerMonitors, (monitors) =>
+      monitors.results(monitor_id, { ...params, ...Pagination.settle(params) })
+    )
 })
 
 export const monitorUptime = Tool.make({

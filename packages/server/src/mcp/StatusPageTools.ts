@@ -22,5 +22,8 @@ export const statusPages = Tool.make({
     ...Pagination.json
   }),
   output: StatusPageList,
-  run: (query) => Effect.flatMap(StatusPages, (pages) => Effect.flatMap(requireOrg, (org) => pages.list(org, query)))
+  run: (query) =>
+    Effect.flatMap(StatusPages, (pages) =>
+      Effect.flatMap(requireOrg, (org) => pages.list(org, { ...query, ...Pagination.settle(query) }))
+    )
 })
