@@ -103,7 +103,12 @@ export const toApiError = (
   const excess = all.find((entry) => entry.issue._tag === "Unexpected" && acceptedKeys(entry.issue.message))
   if (excess !== undefined && (location === "body" || location === "arguments")) {
     const accepted = acceptedKeys(excess.issue.message) ?? []
-    const where = excess.issue.path.length > 1 ? formatPath(excess.issue.path.slice(0, -1)) : `the ${location}`
+    const where =
+      excess.issue.path.length > 1
+        ? formatPath(excess.issue.path.slice(0, -1))
+        : location === "arguments"
+          ? "the tool"
+          : "the body"
     const message =
       accepted.length === 0
         ? `Unknown key "${excess.field}": ${where} accepts no keys`
