@@ -51,7 +51,7 @@ const routesLayer = HttpApiBuilder.Router.use((router) =>
     const services = yield* Effect.context<Exclude<Tools.Services, Caller | HttpServerRequest.HttpServerRequest>>()
     const mcpOrigin = config["mcp.origin"]
     const allowed = Origins.own([base, config["auth.public_base_url"], mcpOrigin])
-    const card = JSON.stringify(ServerCard.card((mcpOrigin ?? base).replace(/\/+$/, ""), tools))
+    const card = JSON.stringify(ServerCard.card(base, tools))
 
     yield* router.post(
       ServerCard.ENDPOINT,

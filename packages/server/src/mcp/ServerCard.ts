@@ -18,13 +18,13 @@ export const ENDPOINT = "/mcp"
 /** The documentation page of the MCP server. */
 export const DOCS_PATH = "/docs/mcp"
 
-/** The card of the MCP server reached at `origin`. */
-export const card = (origin: string, tools: ReadonlyArray<Tools.Scoped>) => ({
+/** The card of the MCP server; its documentation is served on the service's own origin `service`, as `/docs` is. */
+export const card = (service: string, tools: ReadonlyArray<Tools.Scoped>) => ({
   version: "1.0",
   protocolVersion: LATEST_PROTOCOL_VERSION,
   serverInfo: Protocol.serverInfo,
   description: "Monitors, their results, uptime and latency, incidents and status pages of a Signalman org",
-  documentationUrl: `${origin}${DOCS_PATH}`,
+  documentationUrl: `${service}${DOCS_PATH}`,
   transport: { type: "streamable-http", endpoint: ENDPOINT },
   capabilities: { tools: { listChanged: false } },
   authentication: { required: true, schemes: ["bearer"] },

@@ -502,7 +502,8 @@ Fixture.describe(
           })
         )(JSON.parse(served.body))
         expect(card.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/)
-        expect(card.documentationUrl).toBe(`http://${MCP_HOST}/docs/mcp`)
+        // The documentation is on the service's own origin (no public base URL here: localhost and the bound port).
+        expect(card.documentationUrl).toBe(`http://localhost:${new URL(server.baseUrl).port}/docs/mcp`)
         expect(card.tools.map((t) => t.name)).toEqual([...READ_TOOLS, ...WRITE_TOOLS])
         expect(card.tools.find((t) => t.name === "pause_monitor")?._meta["signalman/scope"]).toBe("targets:write")
         expect(card.tools.find((t) => t.name === "acknowledge_incident")?._meta["signalman/scope"]).toBe(
