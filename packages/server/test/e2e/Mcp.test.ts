@@ -49,12 +49,12 @@ const READ_TOOLS = [
 const WRITE_TOOLS = ["pause_monitor", "resume_monitor", "run_check_now", "acknowledge_incident", "post_incident_update"]
 
 /** An SDK client connected (initialize and its notification done) with this token, closed with the scope. */
-const connect = (baseUrl: string, token: string) =>
+const connect = (baseUrl: string, token: string, headers: Record<string, string> = {}) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client({ name: "signalman-test", version: "1.0.0" })
       const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } }
+        requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } }
       })
       await client.connect(transport)
       return client
@@ -341,6 +341,19 @@ Fixture.describe(
         expect(narrowTools.tools.map((t) => t.name)).toEqual(["list_open_incidents", "get_incident"])
         expect(refusal(yield* call(narrow, "list_monitors")).code).toBe("INSUFFICIENT_SCOPE")
 
+        // The org binding as on /api/v1: a token bound to no org acts on none until X-Signalman-Org names one.
+        const unbound = yield* mintToken(alice, { scopes: ["targets:read"] })
+        const nowhere = yield* connect(server.baseUrl, unbound.token)
+        expect(refusal(yield* call(nowhere, "list_monitors")).code).toBe("ORG_REQUIRED")
+        const named = yield* connect(server.baseUrl, unbound.token, { "x-signalman-org": alice.org.slug })
+        expect(answer(yield* call(named, "list_monitors"), TargetPage).data.map((t) => t.id)).toEqual([manual.id])
+        const mismatch = yield* post(server.baseUrl, {
+          authorization: `Bearer ${alice.token}`,
+          "x-signalman-org": bob.org.slug
+        })
+        expect(mismatch.status).toBe(403)
+        expect(Http.envelope(mismatch).code).toBe("ORG_HEADER_MISMATCH")
+
         // The same rules as the REST handlers: a monitor without a probe, the plan's narration gate (free).
         const writer = yield* connect(server.baseUrl, alice.token)
         expect(refusal(yield* call(writer, "run_check_now", { monitor_id: manual.id })).code).toBe(
@@ -505,6 +518,10 @@ Fixture.describe(
         // The documentation is on the service's own origin (no public base URL here: localhost and the bound port).
         expect(card.documentationUrl).toBe(`http://localhost:${new URL(server.baseUrl).port}/docs/mcp`)
         expect(card.tools.map((t) => t.name)).toEqual([...READ_TOOLS, ...WRITE_TOOLS])
+        // The page it names is there (the docs folder's mcp.md).
+        const page = yield* Http.request(`${server.baseUrl}/docs/mcp`, { headers: { accept: "text/markdown" } })
+        expect(page.status).toBe(200)
+        expect(page.text).toContain("# The MCP server")
         expect(card.tools.find((t) => t.name === "pause_monitor")?._meta["signalman/scope"]).toBe("targets:write")
         expect(card.tools.find((t) => t.name === "acknowledge_incident")?._meta["signalman/scope"]).toBe(
           "incidents:execute"
