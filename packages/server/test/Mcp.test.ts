@@ -9,6 +9,8 @@ import type { AccountId, ApiTokenId, OrgId, UserId } from "@signalman/core/Ident
 import { Target } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
 import * as MonitorStatus from "../src/mcp/MonitorStatus.js"
 import * as Origins from "../src/mcp/Origins.js"
@@ -132,9 +134,11 @@ describe("Tool.make", () => {
     input: Tool.Arguments({ count: Schema.Int, when: Schema.optional(Schema.DateTimeUtc) }),
     output: Schema.Struct({ doubled: Schema.Int, at: Schema.NullOr(Schema.DateTimeUtc) }),
     run: ({ count, when }) =>
-      count < 0
-        ? Effect.fail(ApiError.make("VALIDATION_FAILED", "count must not be negative", { field: "count" }))
-        : Effect.succeed({ doubled: count * 2, at: when ?? null })
+      count === 13
+        ? Effect.dieMessage('relation "secret_table" does not exist')
+        : count < 0
+          ? Effect.fail(ApiError.make("VALIDATION_FAILED", "count must not be negative", { field: "count" }))
+          : Effect.succeed({ doubled: count * 2, at: when ?? null })
   })
 
   it("the input schema is the arguments' JSON Schema, an object without $schema", () => {
@@ -146,6 +150,15 @@ describe("Tool.make", () => {
     Effect.gen(function* () {
       const outcome = yield* echo.call({ count: 2, when: "2026-01-01T00:00:00Z" })
       expect(outcome).toEqual({ isError: false, structured: { doubled: 4, at: "2026-01-01T00:00:00.000Z" } })
+    })
+  )
+
+  it.effect("a defect is INTERNAL_ERROR without its message", () =>
+    Effect.gen(function* () {
+      const outcome = yield* echo.call({ count: 13 }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
+      expect(outcome.isError).toBe(true)
+      expect(outcome.structured).toMatchObject({ error: { code: "INTERNAL_ERROR" } })
+      expect(JSON.stringify(outcome.structured)).not.toContain("secret_table")
     })
   )
 

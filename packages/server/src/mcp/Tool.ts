@@ -8,6 +8,7 @@
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import * as ApiError from "@signalman/core/ApiError"
 import * as DecodeFailure from "@signalman/core/DecodeFailure"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
@@ -95,7 +96,17 @@ export const make = <I, II, O, OI extends JsonObject, R>(definition: {
         Effect.matchEffect({
           onFailure: refusal,
           onSuccess: (structured) => Effect.succeed<Outcome>({ isError: false, structured })
-        })
+        }),
+        // A defect is logged with its cause and answered as the API answers one (500 INTERNAL_ERROR there), never
+        // with its message, which the SDK would otherwise pass to the client.
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.zipRight(
+                Effect.logError("MCP tool failed", cause).pipe(Effect.annotateLogs({ tool: definition.name })),
+                refusal(ApiError.make("INTERNAL_ERROR", "Something went wrong on our side"))
+              )
+        )
       )
   }
 }
