@@ -258,6 +258,9 @@ export const codes = {
   ON_CALL_DISABLED: 403,
   SCHEDULE_IN_USE: 409,
   ESCALATION_POLICY_IN_USE: 409,
+  // Ours (docs/decisions.md, "MCP server (issue 19)"): a browser page of another origin calling /mcp (the MCP
+  // transport's DNS-rebinding protection).
+  ORIGIN_NOT_ALLOWED: 403,
   INTERNAL_ERROR: 500,
   NOT_READY: 503
 } as const satisfies Record<string, Status>

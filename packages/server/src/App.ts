@@ -53,6 +53,7 @@ import * as Monitoring from "./Monitoring.js"
 import * as MaintenanceHttp from "./maintenance/Http.js"
 import { Maintenance } from "./maintenance/Maintenance.js"
 import * as ManualRestatement from "./manual/Restatement.js"
+import * as McpHttp from "./mcp/Http.js"
 import * as MeHttp from "./me/Http.js"
 import * as MetricsHttp from "./metrics/Http.js"
 import * as Metrics from "./metrics/Metrics.js"
@@ -189,11 +190,19 @@ const metricsRoute = (config: Config.Values) =>
     ? { layer: MetricsHttp.layer, routes: MetricsHttp.routes }
     : { layer: Layer.empty, routes: [] }
 
-/** What an `api` process serves: the contract's groups, the pages and the documents. */
-const api = (server: Liveness.Server, options: Serve.Options, metrics: ReturnType<typeof metricsRoute>) =>
+/** The MCP server (`mcp.enabled`), reading and moving monitors and incidents through the API's own services. */
+const mcp = McpHttp.layer.pipe(Layer.provide([statusPages, IncidentTargetAdvisories.layer, Monitoring.reading]))
+
+/** What an `api` process serves: the contract's groups, the pages and the documents, and the MCP server. */
+const api = (
+  server: Liveness.Server,
+  options: Serve.Options,
+  metrics: ReturnType<typeof metricsRoute>,
+  mcpEnabled: boolean
+) =>
   Serve.layer(
     SignalmanApi,
-    Layer.merge(pages(server), metrics.layer).pipe(
+    Layer.mergeAll(pages(server), metrics.layer, mcpEnabled ? mcp : Layer.empty).pipe(
       Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
       Layer.provide(apiGroups)
     ),
@@ -212,7 +221,8 @@ const api = (server: Liveness.Server, options: Serve.Options, metrics: ReturnTyp
         ...PublicPages.routes,
         ...SharePage.routes,
         ...SubscriberPages.routes,
-        ...BillingWebhookRoute.routes
+        ...BillingWebhookRoute.routes,
+        ...(mcpEnabled ? McpHttp.routes : [])
       ]
     }
   )
@@ -243,7 +253,8 @@ const http = (config: Config.Values) => {
   const server = new Liveness.Server({ keepAliveTimeout: 65_000 })
   const options = { maxBodyBytes: config["server.max_body_bytes"], trustedProxies: config["server.trusted_proxies"] }
   const metrics = metricsRoute(config)
-  const serve = config.role === "worker" ? workerApi(options, metrics) : api(server, options, metrics)
+  const serve =
+    config.role === "worker" ? workerApi(options, metrics) : api(server, options, metrics, config["mcp.enabled"])
   // Background work: the worker role and the all-in-one process run it; an api process never does.
   const background = config.role === "api" ? Layer.empty : work
   // Ping URLs are answered by the listener itself; a worker serves none.
