@@ -147,6 +147,28 @@ Fixture.describe(
       })
     )
 
+    it.effect("every link of the MCP server's entry resolves: its server card and its documentation page", () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* Fixture.server
+        const { linkset } = HttpSupport.decode(
+          yield* HttpSupport.request(`${baseUrl}/.well-known/api-catalog`),
+          LinksetDocument
+        )
+        const mcp = linkset[1]
+        assert.isDefined(mcp)
+        const targets = ["service-desc", "service-doc"].flatMap((relation) => targetsOf(mcp, relation))
+        expect(targets.map((target) => new URL(target.href).pathname)).toEqual([
+          "/.well-known/mcp/server-card.json",
+          "/docs/mcp"
+        ])
+        for (const target of targets) {
+          const reply = yield* HttpSupport.request(target.href, { headers: { accept: target.type } })
+          expect(reply.status, target.href).toBe(200)
+          expect(mediaType(reply), target.href).toBe(target.type)
+        }
+      })
+    )
+
     it.effect("HEAD /.well-known/api-catalog answers the Link rel=api-catalog and the type, with no body", () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* Fixture.server
