@@ -28,7 +28,8 @@ export const install = () => {
     const kind = form.dataset["oncall"]
     if (kind !== "schedule" && kind !== "policy") return
     const body = event.detail.body
-    const shaped = kind === "schedule" ? shapeSchedule(body, rowsOf(form, "layer")) : shapePolicy(body, rowsOf(form, "step"))
+    const shaped =
+      kind === "schedule" ? shapeSchedule(body, rowsOf(form, "layer")) : shapePolicy(body, rowsOf(form, "step"))
     for (const key of Object.keys(body)) delete body[key]
     Object.assign(body, shaped)
   })

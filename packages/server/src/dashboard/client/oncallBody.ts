@@ -29,15 +29,13 @@ const keptRows = (
 /** A schedule's body: layers compacted as the module comment says. */
 export const shapeSchedule = (body: Record<string, unknown>, rows: Rows): Record<string, unknown> => {
   if (!("layers" in body)) return body
-  const layers = keptRows(body["layers"], rows, (layer) => present(layer["participants"]).length > 0).map(
-    (layer) => ({
-      ...layer,
-      participants: present(layer["participants"]),
-      restrictions: present(layer["restrictions"]).filter(
-        (r) => isRecord(r) && Array.isArray(r["days"]) && r["days"].length > 0
-      )
-    })
-  )
+  const layers = keptRows(body["layers"], rows, (layer) => present(layer["participants"]).length > 0).map((layer) => ({
+    ...layer,
+    participants: present(layer["participants"]),
+    restrictions: present(layer["restrictions"]).filter(
+      (r) => isRecord(r) && Array.isArray(r["days"]) && r["days"].length > 0
+    )
+  }))
   return { ...body, layers }
 }
 

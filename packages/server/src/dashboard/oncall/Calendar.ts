@@ -115,8 +115,9 @@ const cached = (cache: Map<string, Intl.DateTimeFormat>, timeZone: string, optio
 
 /** `HH:MM` local time of an instant. */
 export const clock = (at: Date, timeZone: string): string => {
-  const parts = cached(clockFormats, timeZone, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
-    .formatToParts(at)
+  const parts = cached(clockFormats, timeZone, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(
+    at
+  )
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "00"
   return `${part("hour")}:${part("minute")}`
 }
@@ -127,7 +128,11 @@ const dayLabel = (at: Date, timeZone: string): string =>
 const HOUR_MS = 3_600_000
 
 /** The instants `days` local days from `first` span: the first day's start to the last day's end. */
-export const span = (time_zone: string, first: LocalDate, days: number): { readonly from: Date; readonly to: Date } => ({
+export const span = (
+  time_zone: string,
+  first: LocalDate,
+  days: number
+): { readonly from: Date; readonly to: Date } => ({
   from: startOfDay(first, time_zone),
   to: startOfDay(addDays(first, days), time_zone)
 })

@@ -26,7 +26,10 @@ const who = (view: CalendarView, segment: Calendar.Segment): Html =>
     ? html`<span class="muted">Nobody</span>`
     : html`${view.people.nameOf(segment.user_id)}${segment.layer === null ? html` <span class="muted">(override)</span>` : ""}`
 
-const bar = (view: CalendarView, day: Calendar.Day): Html => html`<svg class="oncall-bar" aria-hidden="true" focusable="false"
+const bar = (
+  view: CalendarView,
+  day: Calendar.Day
+): Html => html`<svg class="oncall-bar" aria-hidden="true" focusable="false"
   viewBox="0 0 ${BAR_WIDTH} 16" preserveAspectRatio="none" width="100%" height="16">
 ${day.segments.map(
   (s) =>
@@ -37,11 +40,16 @@ ${day.segments.map(
 const dayNote = (day: Calendar.Day): string =>
   day.hours === 23 ? " (23 hours: clocks go forward)" : day.hours === 25 ? " (25 hours: clocks go back)" : ""
 
-const row = (view: CalendarView, day: Calendar.Day): Html => html`<tr data-date="${day.date}"${day.today ? html` class="oncall-today"` : ""}>
+const row = (
+  view: CalendarView,
+  day: Calendar.Day
+): Html => html`<tr data-date="${day.date}"${day.today ? html` class="oncall-today"` : ""}>
 <th scope="row"><span class="oncall-day">${day.label}</span>${day.today ? html` <strong>Today</strong>` : ""}<span class="muted">${dayNote(day)}</span></th>
 <td>${bar(view, day)}</td>
 <td><ul class="oncall-pieces">${day.segments.map(
-  (s) => html`<li data-user="${s.user_id ?? ""}"${s.now ? html` class="oncall-now"` : ""}><span class="oncall-swatch ${pieceClass(view, s)}" aria-hidden="true"></span>
+  (
+    s
+  ) => html`<li data-user="${s.user_id ?? ""}"${s.now ? html` class="oncall-now"` : ""}><span class="oncall-swatch ${pieceClass(view, s)}" aria-hidden="true"></span>
 ${s.from}–${s.to} ${who(view, s)}${s.now ? html` <strong>(on call now)</strong>` : ""}</li>`
 )}</ul></td>
 </tr>`

@@ -31,7 +31,10 @@ const schedules = (view: ListView): Html =>
 <caption class="visually-hidden">On-call schedules of ${view.orgName}</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">On call now</th><th scope="col">Time zone</th><th scope="col">Layers</th></tr></thead>
 <tbody>${view.schedules.map(
-        ({ schedule, onCall }) => html`<tr><th scope="row"><a href="/on-call/schedules/${schedule.id}">${schedule.name}</a></th>
+        ({
+          schedule,
+          onCall
+        }) => html`<tr><th scope="row"><a href="/on-call/schedules/${schedule.id}">${schedule.name}</a></th>
 <td>${onCall === null ? html`<span class="muted">Nobody</span>` : view.people.nameOf(onCall)}</td>
 <td>${schedule.time_zone}</td><td>${schedule.layers.length}</td></tr>`
       )}</tbody></table></div>${more(view.schedules.length, view.schedulesTotal)}`
@@ -43,9 +46,10 @@ const policies = (view: ListView): Html =>
 <caption class="visually-hidden">Escalation policies of ${view.orgName}</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Steps</th><th scope="col">Repeat</th></tr></thead>
 <tbody>${view.policies.map(
-        (p) => html`<tr><th scope="row"><a href="/on-call/policies/${p.id}">${p.name}</a>${
-          p.id.toLowerCase() === view.defaultPolicy?.toLowerCase() ? html` <span class="muted">(default)</span>` : ""
-        }</th><td>${p.steps.length}</td><td>${p.repeat === 0 ? "None" : `${p.repeat} more`}</td></tr>`
+        (p) =>
+          html`<tr><th scope="row"><a href="/on-call/policies/${p.id}">${p.name}</a>${
+            p.id.toLowerCase() === view.defaultPolicy?.toLowerCase() ? html` <span class="muted">(default)</span>` : ""
+          }</th><td>${p.steps.length}</td><td>${p.repeat === 0 ? "None" : `${p.repeat} more`}</td></tr>`
       )}</tbody></table></div>${more(view.policies.length, view.policiesTotal)}`
 
 const defaultForm = (view: ListView): Html => {

@@ -18,7 +18,7 @@ import { Channels } from "../../channels/Channels.js"
 import type { Route } from "../../http/RouteTable.js"
 import { Plans } from "../../limits/Plans.js"
 import { EscalationPolicies, notFound as noPolicy } from "../../oncall/EscalationPolicies.js"
-import { Schedules, notFound as noSchedule } from "../../oncall/Schedules.js"
+import { notFound as noSchedule, Schedules } from "../../oncall/Schedules.js"
 import { Orgs } from "../../orgs/Orgs.js"
 import { Pages, type PageViewer } from "../Page.js"
 import { html } from "../Template.js"
@@ -208,6 +208,4 @@ ${PolicyForm.form(undefined, yield* choicesOf(viewer))}`
       })
     )
   })
-).pipe(
-  Layer.provide([Schedules.Default, EscalationPolicies.Default, Channels.Default, Orgs.Default, Plans.Default])
-)
+).pipe(Layer.provide([Schedules.Default, EscalationPolicies.Default, Channels.Default, Orgs.Default, Plans.Default]))

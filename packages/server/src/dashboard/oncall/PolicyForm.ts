@@ -56,7 +56,10 @@ ${step === undefined ? html`<p class="hint">Tick whom it pages to add this step;
 ${choiceGroup(
   name,
   "People",
-  choices.people.all.map((m) => ({ value: `user:${m.user_id.toLowerCase()}`, label: choices.people.nameOf(m.user_id) })),
+  choices.people.all.map((m) => ({
+    value: `user:${m.user_id.toLowerCase()}`,
+    label: choices.people.nameOf(m.user_id)
+  })),
   chosen,
   "No members."
 )}

@@ -20,7 +20,8 @@ export interface PolicyView {
 
 export const steps = (policy: EscalationPolicy, names: Words.Names): Html => html`<ol class="oncall-steps">
 ${policy.steps.map(
-  (step, i) => html`<li><strong>${Words.delay(step.delay_minutes, i === 0)}</strong>: pages ${Words.targets(step.targets, names)}.</li>`
+  (step, i) =>
+    html`<li><strong>${Words.delay(step.delay_minutes, i === 0)}</strong>: pages ${Words.targets(step.targets, names)}.</li>`
 )}
 </ol>
 <p>${

@@ -7,7 +7,13 @@
  * objects is more than the field types say. Overrides have their own form on the schedule's page.
  */
 import type { Layer, Restriction, Schedule } from "@signalman/core/oncall/Schedule"
-import { MAX_LAYERS, MAX_NAME_LENGTH, MAX_PARTICIPANTS, MAX_ROTATION_COUNT, WEEKDAYS } from "@signalman/core/oncall/Schedule"
+import {
+  MAX_LAYERS,
+  MAX_NAME_LENGTH,
+  MAX_PARTICIPANTS,
+  MAX_ROTATION_COUNT,
+  WEEKDAYS
+} from "@signalman/core/oncall/Schedule"
 import * as DateTime from "effect/DateTime"
 import { attributes, type Html, html } from "../Template.js"
 import * as Time from "../Time.js"
@@ -87,7 +93,8 @@ ${layer === undefined ? html`<p class="hint">Choose its participants to add this
 <div class="field"><label for="${id}-unit">Unit</label>
 <select id="${id}-unit" name="${prefix}.rotation.length.unit">
 ${(["hours", "days", "weeks"] as const).map(
-  (u) => html`<option${attributes({ value: u, selected: (layer?.rotation.length.unit ?? "weeks") === u })}>${u}</option>`
+  (u) =>
+    html`<option${attributes({ value: u, selected: (layer?.rotation.length.unit ?? "weeks") === u })}>${u}</option>`
 )}
 </select></div>
 <div class="field"><label for="${id}-handoff">Handoff time</label>

@@ -55,7 +55,9 @@ const wire = (o: Override) => ({
 
 const overrideRows = (view: ScheduleView): Html => {
   const s = view.schedule
-  const list = [...s.overrides.entries()].sort(([, a], [, b]) => DateTime.toEpochMillis(a.starts_at) - DateTime.toEpochMillis(b.starts_at))
+  const list = [...s.overrides.entries()].sort(
+    ([, a], [, b]) => DateTime.toEpochMillis(a.starts_at) - DateTime.toEpochMillis(b.starts_at)
+  )
   if (list.length === 0) return html`<p class="muted">No overrides.</p>`
   const write = Access.canWrite(view.access)
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Overrides"><table class="oncall-overrides">

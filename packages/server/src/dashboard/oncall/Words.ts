@@ -22,7 +22,11 @@ export const restriction = (r: Restriction): string =>
   `${r.days.map((d) => dayNames[d]).join(", ")} ${r.from} to ${r.to}${r.to <= r.from ? " (next day)" : ""}`
 
 export const delay = (minutes: number, first: boolean): string =>
-  minutes === 0 ? (first ? "At once" : "With the previous step") : `${minutes} min after ${first ? "opening" : "the previous step"}`
+  minutes === 0
+    ? first
+      ? "At once"
+      : "With the previous step"
+    : `${minutes} min after ${first ? "opening" : "the previous step"}`
 
 /** What the on-call pages know to name targets by. */
 export interface Names {
