@@ -95,7 +95,7 @@ export const localDate = (at: Date, timeZone: string): LocalDate => {
 
 /** The instant a local date begins in the zone (its local midnight, or the first instant after a skipped one). */
 export const startOfDay = (date: LocalDate, timeZone: string): Date =>
-  DateTime.toDate(
+  DateTime.toDateUtc(
     DateTime.unsafeMakeZoned(
       { year: date.year, month: date.month, day: date.day, hours: 0, minutes: 0, seconds: 0, millis: 0 },
       { timeZone: zoneOf(timeZone), adjustForTimeZone: true }

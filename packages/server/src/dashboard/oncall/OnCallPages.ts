@@ -134,7 +134,7 @@ ${ScheduleForm.form({ schedule: undefined, people: yield* peopleOf(viewer), now:
             if (id === undefined || !isScheduleId(id)) return yield* Effect.fail(noSchedule)
             const schedule = yield* schedules.get(viewer.active, id)
             const now = yield* DateTime.now
-            const today = Calendar.localDate(DateTime.toDate(now), schedule.time_zone)
+            const today = Calendar.localDate(DateTime.toDateUtc(now), schedule.time_zone)
             const first = asked ?? today
             const window = Calendar.span(schedule.time_zone, first, DEFAULT_SHIFT_WINDOW_DAYS)
             const shifts = yield* schedules.shifts(
@@ -150,10 +150,10 @@ ${ScheduleForm.form({ schedule: undefined, people: yield* peopleOf(viewer), now:
               shifts: shifts.data.map((s) => ({
                 user_id: s.user_id,
                 layer: s.layer,
-                starts_at: DateTime.toDate(s.starts_at),
-                ends_at: DateTime.toDate(s.ends_at)
+                starts_at: DateTime.toDateUtc(s.starts_at),
+                ends_at: DateTime.toDateUtc(s.ends_at)
               })),
-              now: DateTime.toDate(now)
+              now: DateTime.toDateUtc(now)
             })
             const people = yield* peopleOf(viewer)
             return SchedulePage.render({
