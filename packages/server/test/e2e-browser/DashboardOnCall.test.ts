@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { BrowserContext, Page } from "puppeteer-core"
 import * as Dashboard from "../support/Dashboard.js"
+import { eventually } from "../support/Eventually.js"
 import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import * as IncidentWriting from "../support/IncidentWriting.js"
@@ -258,8 +259,9 @@ Fixture.describe(`dashboard on-call (${TestDatabase.kind} database)`, { env: set
         const policyId = /^\/on-call\/policies\/([0-9a-f-]{36})$/.exec(path)?.[1]
         assert.isDefined(policyId)
 
-        // Extended by its spare step: ten minutes later, whoever the schedule has on call.
+        // Extended by its spare step (ten minutes later, whoever the schedule has on call) and walked twice.
         yield* setValue(page, "[name='steps[1].delay_minutes']", "10")
+        yield* setValue(page, "#policy-repeat", "1")
         yield* Effect.promise(() => page.click(`input[name='steps[1].targets'][value='schedule:${scheduleId}']`))
         yield* submit(page, "form[data-oncall=policy] button[type=submit]")
         const policy = Http.expectOk(
@@ -270,6 +272,7 @@ Fixture.describe(`dashboard on-call (${TestDatabase.kind} database)`, { env: set
           { delay_minutes: 0, targets: [{ type: "user", id: a }] },
           { delay_minutes: 10, targets: [{ type: "schedule", id: scheduleId }] }
         ])
+        expect(policy.repeat).toBe(1)
         expect(yield* text(page, "ol.oncall-steps")).toContain(alice.email)
         expect(yield* text(page, "ol.oncall-steps")).toContain("whoever Primary has on call")
         yield* Dashboard.auditAndCapture(page, "oncall-policy")
@@ -326,9 +329,12 @@ Fixture.describe(`dashboard on-call (${TestDatabase.kind} database)`, { env: set
         expect(yield* text(page, "table.escalation-pages tbody tr:nth-child(2)")).toContain(
           `whoever Primary has on call (${alice.email}): paged`
         )
+        expect(yield* text(page, "#escalation-next")).toContain("Page 3 (step 1, round 2) due")
         yield* submit(page, "button[data-action$='/acknowledge']")
         expect(yield* text(page, "#escalation-status")).toBe("Stopped: acknowledged")
         expect(yield* text(page, "#escalation-next")).toContain("nothing more will be paged")
+        expect(yield* walker.walkDue({ now: DateTime.add(t0, { hours: 1 }) })).toBe(0)
+        yield* Dashboard.auditAndCapture(page, "oncall-incident-acknowledged")
         expect(refused).toEqual([])
       })
   )
@@ -337,6 +343,7 @@ Fixture.describe(`dashboard on-call (${TestDatabase.kind} database)`, { env: set
     Effect.gen(function* () {
       const server = yield* Fixture.server
       const context = yield* Dashboard.context
+      const { alice, bob, a, b } = yield* team
 
       // Carol's plan has no on-call: the page says so, offers nothing, and the editor's choice is disabled.
       const carol = yield* Fixture.person({ label: "carol", plan: "free" })
@@ -364,7 +371,6 @@ Fixture.describe(`dashboard on-call (${TestDatabase.kind} database)`, { env: set
       expect(yield* text(carolTab.page, "#f-escalation-policy-id-hint")).toContain("On-call")
 
       // Bob, a member of Alice's org, reads her schedule and policy without any form or button.
-      const { alice, bob, a, b } = yield* team
       const scheduleId = Http.expectOk(
         yield* alice.api("/api/v1/oncall/schedules", {
           json: {
@@ -393,7 +399,12 @@ Fixture.describe(`dashboard on-call (${TestDatabase.kind} database)`, { env: set
         Created,
         201
       ).id
-      const switched = yield* bob.browser.request("/dashboard/active-org", { json: { slug: alice.org.slug } })
+      // His memberships, read at sign-in, stay in the process's cache for up to 10 s after the SQL made him a
+      // member (a real invitation drops them at once), so the switch to her org is asked until it is granted.
+      const switched = yield* eventually(
+        bob.browser.request("/dashboard/active-org", { json: { slug: alice.org.slug } }),
+        (reply) => reply.status !== 404
+      )
       expect(switched.status, switched.text).toBe(204)
       const bobTab = yield* tabFor(bob, server.baseUrl, context)
       yield* Dashboard.visit(bobTab.page, `${server.baseUrl}/on-call`)
