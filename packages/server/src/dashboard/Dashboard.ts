@@ -20,6 +20,7 @@ import * as MaintenancePages from "./maintenance/MaintenancePages.js"
 import * as Detail from "./monitors/Detail.js"
 import * as Editor from "./monitors/Editor.js"
 import * as Overview from "./monitors/Overview.js"
+import * as OnCallPages from "./oncall/OnCallPages.js"
 import { Pages } from "./Page.js"
 import * as RestorePage from "./RestorePage.js"
 import * as Settings from "./settings/Settings.js"
@@ -41,6 +42,7 @@ const groups = [
   Detail,
   IncidentPages,
   MaintenancePages,
+  OnCallPages,
   StatusPages,
   Settings,
   RestorePage

@@ -18,6 +18,7 @@ export const entries: ReadonlyArray<Entry> = [
   { key: "monitors", label: "Monitors", href: "/", section: "monitoring" },
   { key: "incidents", label: "Incidents", href: "/incidents", section: "monitoring" },
   { key: "maintenance", label: "Maintenance", href: "/maintenance", section: "monitoring" },
+  { key: "on-call", label: "On-call", href: "/on-call", section: "monitoring" },
   { key: "status-pages", label: "Status pages", href: "/status-pages", section: "publishing" },
   { key: "channels", label: "Alert channels", href: "/channels", section: "settings" },
   { key: "variables", label: "Variables", href: "/variables", section: "settings" },

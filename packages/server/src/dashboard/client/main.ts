@@ -8,6 +8,7 @@ import * as Copy from "./copy.js"
 import * as Editor from "./editor.js"
 import * as Forms from "./forms.js"
 import * as Live from "./live.js"
+import * as OnCall from "./oncall.js"
 import * as Overview from "./overview.js"
 import * as Passkeys from "./passkeys.js"
 import * as Settings from "./settings.js"
@@ -25,3 +26,4 @@ Passkeys.install()
 Copy.install()
 Overview.install()
 Live.install()
+OnCall.install()

@@ -12,8 +12,10 @@ import { MAX_DESCRIPTION_LENGTH, MAX_MESSAGE_LENGTH, MAX_TITLE_LENGTH } from "@s
 import type * as DateTime from "effect/DateTime"
 import type * as Layout from "../Layout.js"
 import type { MonitorNames } from "../MonitorNames.js"
+import type * as OnCallWords from "../oncall/Words.js"
 import { type Html, html } from "../Template.js"
 import * as Time from "../Time.js"
+import * as Escalation from "./Escalation.js"
 import { monitorLinks } from "./List.js"
 import * as Timeline from "./Timeline.js"
 import * as Words from "./Words.js"
@@ -25,6 +27,8 @@ export interface DetailView {
   readonly monitors: MonitorNames
   /** Whether the plan lets people write public narration. */
   readonly narration: boolean
+  /** What the escalation's targets are named by (its people, schedules and channels). */
+  readonly names: OnCallWords.Names
   /** The viewer's user id, to say "you" for what they wrote. */
   readonly viewerId: string
   readonly now: DateTime.Utc
@@ -300,6 +304,7 @@ ${incident.public_title === null ? "" : html`<p class="public-title">${incident.
 ${incident.public_description === null ? "" : html`<p class="timeline-message">${incident.public_description}</p>`}
 </section>`
 }
+${incident.origin === "monitor" ? Escalation.section(incident.escalation, view.names) : ""}
 ${timeline(view)}
 ${narrate(view)}
 ${deliveries(view)}

@@ -12,12 +12,15 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Abuse } from "../../abuse/Abuse.js"
 import { Channels } from "../../channels/Channels.js"
 import { AppConfig } from "../../config/Config.js"
 import type { Route } from "../../http/RouteTable.js"
 import { Plans } from "../../limits/Plans.js"
+import { EscalationPolicies } from "../../oncall/EscalationPolicies.js"
+import * as Gates from "../../oncall/Gates.js"
 import { Regions } from "../../targets/Regions.js"
 import { toTarget } from "../../targets/Stored.js"
 import { notFound, Targets } from "../../targets/Targets.js"
@@ -48,13 +51,24 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const variables = yield* Variables
     const regions = yield* Regions
     const config = yield* AppConfig
+    const policies = yield* EscalationPolicies
 
     const choicesFor = (viewer: PageViewer): Effect.Effect<Choices> =>
-      Effect.all({
-        plan: plans.forAccount(viewer.active.accountId),
-        channels: Effect.map(channels.list(viewer.active, everything), (listed) => listed.data),
-        regions: regions.enabled,
-        variables: Effect.map(variables.list(viewer.active.id, everything), (listed) => listed.data)
+      Effect.gen(function* () {
+        const plan = yield* plans.forAccount(viewer.active.accountId)
+        // Whether the viewer may bind a policy is the targets handlers' own gate (Admission.changePolicy).
+        const refused = Gates.refusal(viewer.caller.credential, viewer.active.role, plan, "escalation_policy_id")
+        return yield* Effect.all({
+          plan: Effect.succeed(plan),
+          channels: Effect.map(channels.list(viewer.active, everything), (listed) => listed.data),
+          regions: regions.enabled,
+          variables: Effect.map(variables.list(viewer.active.id, everything), (listed) => listed.data),
+          escalation: Effect.all({
+            policies: Effect.map(policies.list(viewer.active, everything.limit, everything.offset), (l) => l.data),
+            defaultId: Effect.map(policies.defaultPolicy(viewer.active), (d) => d.escalation_policy_id),
+            refused: Effect.succeed(Option.getOrUndefined(Option.map(refused, (error) => error.message)))
+          })
+        })
       })
 
     yield* router.get(
@@ -111,7 +125,14 @@ ${regionsForm(target.id, values, choices.regions)}`
     )
   })
 ).pipe(
-  Layer.provide([Targets.Default, Plans.Default, Channels.Default, Variables.Default, Regions.Default]),
+  Layer.provide([
+    Targets.Default,
+    Plans.Default,
+    Channels.Default,
+    Variables.Default,
+    Regions.Default,
+    EscalationPolicies.Default
+  ]),
   // Regions judges assignments as a create does (Admission), which asks the anti-abuse rules.
   Layer.provide(Abuse.Default)
 )

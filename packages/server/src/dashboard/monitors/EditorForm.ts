@@ -27,10 +27,20 @@ export type Mode =
   | { readonly _tag: "create" }
   | { readonly _tag: "edit"; readonly id: TargetId; readonly managedBy: ManagedBy | null }
 
+/** The escalation policies a monitor may walk, and whether the viewer may choose one (the API's on-call gate). */
+export interface EscalationChoices {
+  readonly policies: ReadonlyArray<{ readonly id: string; readonly name: string }>
+  /** The org's default policy, which a new monitor left at "default" takes. */
+  readonly defaultId: string | null
+  /** Why the viewer may not change it (the gate's words), undefined when they may. */
+  readonly refused: string | undefined
+}
+
 /** The org's choices the form offers, read through the services the API's handlers use. */
 export interface Choices {
   readonly plan: Plan.Plan
   readonly channels: ReadonlyArray<Channel>
+  readonly escalation: EscalationChoices
   readonly regions: ReadonlyArray<Region>
   readonly variables: ReadonlyArray<Variable>
 }
@@ -83,7 +93,32 @@ ${input({ name: "interval", label: "Interval (seconds)", type: "number", value: 
 </fieldset>`
 }
 
-const alerting = (values: MonitorValues, channels: ReadonlyArray<Channel>): Html => {
+/**
+ * The escalation policy an incident of the monitor walks. A new monitor left at the org's default sends nothing (a
+ * create without the field takes the default); on an edit "No policy" sends null. Someone the on-call gate refuses
+ * (a member, a plan without on-call) sees the choice disabled, with why: a disabled field is not sent.
+ */
+const escalation = (values: MonitorValues, choices: EscalationChoices): Html => {
+  const current = values.escalation_policy_id
+  const nameOf = (id: string | null) => choices.policies.find((p) => p.id.toLowerCase() === id?.toLowerCase())?.name
+  const fallback =
+    current === undefined
+      ? [{ value: "", label: `The org's default (${nameOf(choices.defaultId) ?? "no policy"})` }]
+      : [{ value: "", label: "No policy" }]
+  return select({
+    name: "escalation_policy_id",
+    label: "Escalation policy",
+    value: current === undefined || current === null ? "" : current.toLowerCase(),
+    choices: [...fallback, ...choices.policies.map((p) => ({ value: p.id.toLowerCase(), label: p.name }))],
+    hint:
+      choices.refused === undefined
+        ? html`Whom an unacknowledged incident pages, step by step. <a href="/on-call">Manage on-call</a>`
+        : html`${choices.refused}. <a href="/on-call">See on-call</a>`,
+    attrs: { "data-empty": current === undefined ? undefined : "null", disabled: choices.refused !== undefined }
+  })
+}
+
+const alerting = (values: MonitorValues, channels: ReadonlyArray<Channel>, policies: EscalationChoices): Html => {
   const manual = kindOf(values) === "manual"
   return html`<fieldset>
 <legend>Alerts</legend>
@@ -127,6 +162,7 @@ ${input({
   attrs: { min: 0 }
 })}
 ${checkbox({ name: "notify_recovery", label: "Announce recovery", checked: values.notify_recovery })}
+${escalation(values, policies)}
 </fieldset>`
 }
 
@@ -243,7 +279,7 @@ ${identity(values)}
 ${kindFieldset(values.check)}
 ${kind === "http" || kind === "flow" ? variablePicker(choices.variables) : ""}
 ${schedule(values, choices.plan)}
-${alerting(values, choices.channels)}
+${alerting(values, choices.channels, choices.escalation)}
 ${placement(values, choices.regions, mode)}
 ${Kinds.probed(kind) ? testNow(choices.regions) : ""}
 <p class="form-status" data-form-status role="status"></p>

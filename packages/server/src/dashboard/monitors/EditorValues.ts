@@ -28,6 +28,8 @@ export interface MonitorValues {
   readonly group: string | null
   /** The bound channels' ids. */
   readonly alerts: ReadonlyArray<string>
+  /** The escalation policy bound: null none; undefined (a new monitor) the org's default, as a create leaves it. */
+  readonly escalation_policy_id: string | null | undefined
   readonly alert_confirmations: number
   readonly notify_recovery: boolean
   readonly renotify_interval_secs: number
@@ -105,6 +107,7 @@ export const forNew = (kind: CheckKind, plan: Plan.Plan, defaultRegions: Readonl
     tags: [],
     group: null,
     alerts: [],
+    escalation_policy_id: undefined,
     alert_confirmations: kind === "manual" ? 1 : 2,
     notify_recovery: true,
     renotify_interval_secs: 3600,
@@ -126,6 +129,7 @@ export const fromTarget = (target: Target) =>
       tags: target.tags,
       group: target.group,
       alerts: target.alerts.map((binding) => binding.channel_id),
+      escalation_policy_id: target.escalation_policy_id,
       alert_confirmations: target.alert_confirmations,
       notify_recovery: target.notify_recovery,
       renotify_interval_secs: target.renotify_interval_secs,
