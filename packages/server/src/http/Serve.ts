@@ -9,6 +9,7 @@ import type { AddressRange } from "../config/AddressRange.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Conventions from "./Conventions.js"
 import * as RequestPipeline from "./RequestPipeline.js"
+import * as RequestSpan from "./RequestSpan.js"
 import * as RouteTable from "./RouteTable.js"
 
 export interface Options {
@@ -28,13 +29,15 @@ export const layer = <E, R>(
   options: Options
 ) => {
   const routes = RouteTable.make([...RouteTable.fromApi(api), ...(options.extraRoutes ?? [])])
-  return HttpApiBuilder.serve(
-    RequestPipeline.middleware(
-      options.trustedProxies === undefined || options.trustedProxies.length === 0
-        ? undefined
-        : ClientAddress.resolver(options.trustedProxies)
-    )
-  ).pipe(
+  const pipeline = RequestPipeline.middleware(
+    options.trustedProxies === undefined || options.trustedProxies.length === 0
+      ? undefined
+      : ClientAddress.resolver(options.trustedProxies)
+  )
+  // The span inside the pipeline: it sees the client's address the pipeline settled, and the access log line
+  // written after it ends is the request's, not the span's.
+  const traced = RequestSpan.middleware(routes)
+  return HttpApiBuilder.serve((app) => pipeline(traced(app))).pipe(
     Layer.provide(implementation),
     Layer.provide(Conventions.layer(routes, options.maxBodyBytes)),
     Layer.provide(RequestPipeline.layer(options.maxBodyBytes))
