@@ -13,11 +13,10 @@
  */
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
-import * as Option from "effect/Option"
+import * as Propagation from "../tracing/Propagation.js"
 import type { RouteTable } from "./RouteTable.js"
 
 /** The span attribute that carries the request id (`X-Request-Id`), so a trace can be found from a log line. */
@@ -49,7 +48,7 @@ export const middleware =
         // The semantic conventions' name: the method and the route, or the method alone when no route matched.
         route === undefined ? request.method : `${request.method} ${route}`,
         {
-          parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)),
+          parent: Propagation.parentOf(request.headers),
           kind: "server",
           attributes,
           captureStackTrace: false

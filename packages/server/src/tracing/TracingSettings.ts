@@ -61,7 +61,10 @@ export const fromEnv = (raw: Readonly<Record<string, string | undefined>>): Eith
   if (unsupported.length > 0) {
     return Either.left(`OTEL_TRACES_EXPORTER=${unsupported.join(",")} is not supported; use otlp (or none)`)
   }
-  if (!URL.canParse(endpoint)) return Either.left(`the OTLP traces endpoint ${endpoint} is not a URL`)
+  const protocolOf = URL.canParse(endpoint) ? new URL(endpoint).protocol : undefined
+  if (protocolOf !== "http:" && protocolOf !== "https:") {
+    return Either.left(`the OTLP traces endpoint ${endpoint} is not an http:// or https:// URL`)
+  }
   const protocol = value(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? value(env.OTEL_EXPORTER_OTLP_PROTOCOL)
   if (protocol !== undefined && protocol !== "http/json") {
     const name = value(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) === undefined ? "" : "TRACES_"
