@@ -5,6 +5,7 @@
  */
 
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
+import * as Headers from "@effect/platform/Headers"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Otel from "@opentelemetry/api"
@@ -110,18 +111,22 @@ describe("TraceSampler", () => {
 
 describe("Propagation.parentOf", () => {
   it("keeps the caller's sampling decision and trace state where the OpenTelemetry bridge reads them", () => {
-    const unsampled = Propagation.parentOf({
-      traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00",
-      tracestate: "vendor=abc"
-    })
+    const unsampled = Propagation.parentOf(
+      Headers.fromInput({
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00",
+        tracestate: "vendor=abc"
+      })
+    )
     assert.isDefined(unsampled)
     expect(unsampled.sampled).toBe(false)
-    expect(Context.get(unsampled.context, OtelTracer.OtelTraceFlags)).toBe(Otel.TraceFlags.NONE)
-    expect(Context.get(unsampled.context, OtelTracer.OtelTraceState).get("vendor")).toBe("abc")
-    const sampled = Propagation.parentOf({ traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" })
-    expect(sampled && Context.get(sampled.context, OtelTracer.OtelTraceFlags)).toBe(Otel.TraceFlags.SAMPLED)
-    expect(Propagation.parentOf({ traceparent: "00-nothex-b7ad6b7169203331-01" })).toBeUndefined()
-    expect(Propagation.parentOf({})).toBeUndefined()
+    expect(Context.unsafeGet(unsampled.context, OtelTracer.OtelTraceFlags)).toBe(Otel.TraceFlags.NONE)
+    expect(Context.unsafeGet(unsampled.context, OtelTracer.OtelTraceState).get("vendor")).toBe("abc")
+    const sampled = Propagation.parentOf(
+      Headers.fromInput({ traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" })
+    )
+    expect(sampled && Context.unsafeGet(sampled.context, OtelTracer.OtelTraceFlags)).toBe(Otel.TraceFlags.SAMPLED)
+    expect(Propagation.parentOf(Headers.fromInput({ traceparent: "00-nothex-b7ad6b7169203331-01" }))).toBeUndefined()
+    expect(Propagation.parentOf(Headers.empty)).toBeUndefined()
   })
 })
 

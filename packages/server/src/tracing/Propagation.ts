@@ -8,6 +8,7 @@
  */
 
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
+import type * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Otel from "@opentelemetry/api"
 import * as Context from "effect/Context"
@@ -15,7 +16,7 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 
 /** The parent span a request's headers name, with its sampling decision and trace state; undefined when none. */
-export const parentOf = (headers: Readonly<Record<string, string>>): Tracer.ExternalSpan | undefined => {
+export const parentOf = (headers: Headers.Headers): Tracer.ExternalSpan | undefined => {
   const incoming = HttpTraceContext.fromHeaders(headers)
   if (Option.isNone(incoming)) return undefined
   const { traceId, spanId, sampled } = incoming.value
