@@ -4,10 +4,12 @@
  *
  * 1. Authenticated `GET /api/v1/me` (the identity benchmark's route, `run.ts`): two Signalman processes side by side,
  *    one with no OpenTelemetry variable (tracing off: no exporter, Effect's tracing disabled) and one with
- *    `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at an OTLP/HTTP receiver on loopback in this process, which parses
- *    every export and discards it (a collector's receiving end). Every request is sampled (the default sampler), so
+ *    `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at an OTLP/HTTP receiver on loopback in this process, which counts
+ *    the spans of every export and discards it (a collector's receiving end). Every request is sampled (the default sampler), so
  *    each makes a server span and is exported. Autocannon rounds alternate between the two (the order reversed each
- *    round), every answer checked as `run.ts` checks it; reported: the median req/s of each and on / off.
+ *    round), every answer checked as `run.ts` checks it; reported: the median req/s of each and on / off, and the
+ *    server's own CPU a request (from /proc, apart from the load generator and the receiver on the same machine). A
+ *    third process samples one trace in ten (`parentbased_traceidratio`), the setting a busy service would run.
  * 2. The engine: the same two configurations one after the other, each a fresh process with `count` http monitors
  *    at `interval` seconds against a loopback origin, measured for a window after a warm-up; reported: checks per
  *    second arriving at the origin (the throughput the scheduler achieved; with the monitors' due rate below what
@@ -37,7 +39,9 @@ const ME_PATH = "/api/v1/me"
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const HEX32 = /^[0-9a-f]{32}$/
 
-type Mode = "off" | "on"
+/** `on`: every trace recorded (the default sampler); `sampled`: one in ten (`parentbased_traceidratio`, 0.1). */
+type Mode = "off" | "on" | "sampled"
+const SAMPLED_RATIO = "0.1"
 
 // ---------------------------------------------------------------------------------------------------------------
 // The receiver and the origin, in this process
@@ -50,21 +54,15 @@ interface Sink {
   readonly close: () => Promise<void>
 }
 
-const spansIn = (body: unknown): number | undefined => {
-  if (typeof body !== "object" || body === null || !("resourceSpans" in body) || !Array.isArray(body.resourceSpans)) {
-    return undefined
-  }
+/**
+ * The spans in an OTLP/JSON export body, counted by their `"spanId"` keys rather than parsed: the receiver shares
+ * the machine with the load generator, and parsing every export would take CPU from it during the traced rounds
+ * only. A body that is not an export (no `resourceSpans`) counts as none.
+ */
+const spansIn = (body: string): number | undefined => {
+  if (!body.startsWith('{"resourceSpans"')) return undefined
   let n = 0
-  const resources: ReadonlyArray<unknown> = body.resourceSpans
-  for (const resource of resources) {
-    const scopes: unknown =
-      typeof resource === "object" && resource !== null && "scopeSpans" in resource ? resource.scopeSpans : []
-    const list: ReadonlyArray<unknown> = Array.isArray(scopes) ? scopes : []
-    for (const scope of list) {
-      const spans = typeof scope === "object" && scope !== null && "spans" in scope ? scope.spans : []
-      n += Array.isArray(spans) ? spans.length : 0
-    }
-  }
+  for (let at = body.indexOf('"spanId"'); at !== -1; at = body.indexOf('"spanId"', at + 8)) n++
   return n
 }
 
@@ -78,13 +76,7 @@ const startSink = (): Promise<Sink> =>
       const chunks: Array<Buffer> = []
       request.on("data", (chunk: Buffer) => chunks.push(chunk))
       request.on("end", () => {
-        let counted: number | undefined
-        try {
-          counted =
-            request.url === "/v1/traces" ? spansIn(JSON.parse(Buffer.concat(chunks).toString("utf8"))) : undefined
-        } catch {
-          counted = undefined
-        }
+        const counted = request.url === "/v1/traces" ? spansIn(Buffer.concat(chunks).toString("utf8")) : undefined
         if (counted === undefined) rejected++
         else {
           exports++
@@ -153,6 +145,11 @@ const traceIdOf = async (running: Running): Promise<{ readonly traceId: string; 
 const checkTracing = async (mode: Mode, running: Running, sink: Sink): Promise<void> => {
   const before = sink.spans()
   const { traceId, requestId } = await traceIdOf(running)
+  // A tenth of the requests are traced: the answer names either its trace or, not recorded, its request.
+  if (mode === "sampled") {
+    if (!HEX32.test(traceId) && traceId !== requestId) throw new Error(`sampled: trace_id ${traceId} is neither`)
+    return
+  }
   if (mode === "off") {
     if (traceId !== requestId || !UUID.test(requestId)) {
       throw new Error(`tracing off: trace_id ${traceId} should be the request id ${requestId}`)
@@ -181,6 +178,9 @@ const checkMe = async (running: Running, token: string, email: string): Promise<
 // ---------------------------------------------------------------------------------------------------------------
 
 let smtp: SmtpCatcher | undefined
+const failNoSmtp = (): never => {
+  throw new Error("the SMTP catcher is not running")
+}
 let sink: Sink | undefined
 
 const main = async (): Promise<number> => {
@@ -204,7 +204,14 @@ const main = async (): Promise<number> => {
     AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0"
   }
   const tracingEnv = (mode: Mode): Record<string, string> =>
-    mode === "on" ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink?.url ?? "" } : {}
+    mode === "off"
+      ? {}
+      : {
+          OTEL_EXPORTER_OTLP_ENDPOINT: sink?.url ?? "",
+          ...(mode === "sampled"
+            ? { OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: SAMPLED_RATIO }
+            : {})
+        }
   const target = (mode: Mode, extra: Record<string, string> = {}): Target => ({
     name: `tracing-${mode}`,
     description: `Signalman (src/main.ts, embedded database in memory, LOG__LEVEL=warn), tracing ${mode}`,
@@ -225,14 +232,16 @@ const main = async (): Promise<number> => {
     },
     tracingOn:
       "OTEL_EXPORTER_OTLP_ENDPOINT=<loopback receiver>, defaults otherwise (parent-based always-on sampler, batch span processor, OTLP/HTTP JSON)",
+    tracingSampled: `as on, with OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=${SAMPLED_RATIO} (/me only)`,
     tracingOff: "no OTEL_* variable"
   }
   log("Signalman tracing cost benchmark")
   log(`  machine   ${context.machine.cpuModel} x ${context.machine.cpuCount} CPUs, node ${context.machine.node}`)
   log(`            ${context.machine.platform}, load average ${context.machine.loadAverage1m} at start`)
   log(`  commit    ${context.commit ?? "unknown"}`)
-  log(`  receiver  OTLP/HTTP JSON on ${sink.url} in this process: parses each export, keeps nothing`)
+  log(`  receiver  OTLP/HTTP JSON on ${sink.url} in this process: counts the spans of each export, keeps nothing`)
   log(`  on        ${settings.tracingOn}`)
+  log(`  sampled   ${settings.tracingSampled}`)
   log(`  off       ${settings.tracingOff}`)
   log(
     `  /me       autocannon ${CONNECTIONS} connections, pipelining ${PIPELINING}; ${warmupSecs}s warm-up each, ${rounds} x ${durationSecs}s rounds alternating`
@@ -242,12 +251,16 @@ const main = async (): Promise<number> => {
   )
 
   // 1. /me ---------------------------------------------------------------------------------------------------------
-  const servers = { off: await start(target("off")), on: await start(target("on")) }
-  const users = {
-    off: await makeBenchUser(servers.off.origin, smtp, adminToken, `tracing-off-${Date.now()}@example.com`),
-    on: await makeBenchUser(servers.on.origin, smtp, adminToken, `tracing-on-${Date.now()}@example.com`)
+  const modes = ["off", "on", "sampled"] as const
+  const servers = {
+    off: await start(target("off")),
+    on: await start(target("on")),
+    sampled: await start(target("sampled"))
   }
-  for (const mode of ["off", "on"] as const) {
+  const userOf = (mode: Mode) =>
+    makeBenchUser(servers[mode].origin, smtp ?? failNoSmtp(), adminToken, `tracing-${mode}-${Date.now()}@example.com`)
+  const users = { off: await userOf("off"), on: await userOf("on"), sampled: await userOf("sampled") }
+  for (const mode of modes) {
     await checkTracing(mode, servers[mode], sink)
     await checkMe(servers[mode], users[mode].token, users[mode].email)
   }
@@ -259,37 +272,45 @@ const main = async (): Promise<number> => {
     status: 200,
     body: { verify: isMeOf(users[mode].email) }
   })
-  const subjects = [subject("off"), subject("on")]
-  const runs: Array<Run> = []
-  const record = (run: Run) => {
-    runs.push(run)
-    const label = run.kind === "warmup" ? "warm-up" : `round ${run.round}`
+  const subjects = modes.map(subject)
+  // Each run with the server's own CPU over it: the cost of a request to the server itself, apart from the load
+  // generator and the receiver sharing the machine.
+  const runs: Array<Run & { readonly serverCpuUsPerRequest: number }> = []
+  const measure = async (s: Subject<Mode>, kind: Run["kind"], round: number, seconds: number) => {
+    const cpuBefore = cpuSeconds(s.running.pid).own
+    const run = await load(s, kind, round, seconds)
+    const serverCpuUsPerRequest = ((cpuSeconds(s.running.pid).own - cpuBefore) * 1e6) / Math.max(1, run.requests)
+    runs.push({ ...run, serverCpuUsPerRequest })
+    const label = kind === "warmup" ? "warm-up" : `round ${round}`
     const bad = failures(run) > 0 ? `  FAILED: ${failures(run)} (statuses ${JSON.stringify(run.statuses)})` : ""
     log(
-      `  ${label.padEnd(8)} /me tracing ${run.target.padEnd(3)} ${fmt(run.rps).padStart(8)} req/s  p50 ${ms(run.latencyMs.p50)} ms  p99 ${ms(run.latencyMs.p99)} ms${bad}`
+      `  ${label.padEnd(8)} /me tracing ${run.target.padEnd(7)} ${fmt(run.rps).padStart(8)} req/s  p50 ${ms(run.latencyMs.p50)} ms  p99 ${ms(run.latencyMs.p99)} ms  server ${fmt(serverCpuUsPerRequest)} us CPU a request${bad}`
     )
   }
   log("")
-  for (const s of subjects) record(await load(s, "warmup", 0, warmupSecs))
+  for (const s of subjects) await measure(s, "warmup", 0, warmupSecs)
   for (let round = 1; round <= rounds; round++) {
     for (const s of round % 2 === 1 ? subjects : [...subjects].reverse()) {
-      record(await load(s, "measured", round, durationSecs))
+      await measure(s, "measured", round, durationSecs)
     }
   }
-  const meMedian = (mode: Mode) =>
-    median(runs.filter((r) => r.kind === "measured" && r.target === mode).map((r) => r.rps))
-  const me = { off: meMedian("off"), on: meMedian("on") }
+  const measured = (mode: Mode) => runs.filter((r) => r.kind === "measured" && r.target === mode)
+  const rpsOf = (mode: Mode) => median(measured(mode).map((r) => r.rps))
+  const cpuOf = (mode: Mode) => median(measured(mode).map((r) => r.serverCpuUsPerRequest))
+  const me = { off: rpsOf("off"), on: rpsOf("on"), sampled: rpsOf("sampled") }
   const meRatio = me.on / me.off
+  const meSampledRatio = me.sampled / me.off
+  const meCpu = { off: cpuOf("off"), on: cpuOf("on"), sampled: cpuOf("sampled") }
   const spansAfterMe = sink.spans()
-  await servers.off.stop()
-  await servers.on.stop()
+  for (const mode of modes) await servers[mode].stop()
 
   // 2. The engine --------------------------------------------------------------------------------------------------
   const origin = await startOrigin()
-  const engine: Record<Mode, { checksPerSec: number; cpuCores: number; cpuMsPerCheck: number; spans: number }> = {
-    off: { checksPerSec: 0, cpuCores: 0, cpuMsPerCheck: 0, spans: 0 },
-    on: { checksPerSec: 0, cpuCores: 0, cpuMsPerCheck: 0, spans: 0 }
-  }
+  const engine: Record<"off" | "on", { checksPerSec: number; cpuCores: number; cpuMsPerCheck: number; spans: number }> =
+    {
+      off: { checksPerSec: 0, cpuCores: 0, cpuMsPerCheck: 0, spans: 0 },
+      on: { checksPerSec: 0, cpuCores: 0, cpuMsPerCheck: 0, spans: 0 }
+    }
   log("")
   try {
     for (const mode of ["off", "on"] as const) {
@@ -344,6 +365,10 @@ const main = async (): Promise<number> => {
   log("")
   log(`  /me       off median ${fmt(me.off)} req/s, on median ${fmt(me.on)} req/s`)
   log(`  ratio     /me on / off = ${verdict(meRatio)}`)
+  log(`  ratio     /me sampled (1 in 10) / off = ${verdict(meSampledRatio)} (sampled median ${fmt(me.sampled)} req/s)`)
+  log(
+    `  ratio     /me server CPU a request off / on = ${fmt(meCpu.off / meCpu.on, 3)}, off / sampled = ${fmt(meCpu.off / meCpu.sampled, 3)} (${fmt(meCpu.off)}, ${fmt(meCpu.on)} and ${fmt(meCpu.sampled)} us)`
+  )
   log(
     `  engine    off ${engine.off.checksPerSec.toFixed(1)} checks/s, on ${engine.on.checksPerSec.toFixed(1)} checks/s`
   )
@@ -362,7 +387,15 @@ const main = async (): Promise<number> => {
         ...context,
         finishedAt: new Date().toISOString(),
         settings,
-        me: { medianRps: me, ratio: meRatio, aim: AIM, readsPerMinute: READS_PER_MINUTE },
+        me: {
+          medianRps: me,
+          ratio: meRatio,
+          sampledRatio: meSampledRatio,
+          aim: AIM,
+          serverCpuUsPerRequest: meCpu,
+          cpuRatio: meCpu.off / meCpu.on,
+          readsPerMinute: READS_PER_MINUTE
+        },
         engine: { ...engine, checksRatio, cpuPerCheckRatio: cpuRatio, aim: AIM },
         receiver: { exports: sink.exports(), spans: sink.spans(), rejected: sink.rejected() },
         runs

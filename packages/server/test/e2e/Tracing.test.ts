@@ -318,19 +318,23 @@ Fixture.describeWith(`traces over OTLP (${TestDatabase.kind} database)`, traced,
   )
 })
 
+/** A server of its own with a receiver of its own, for tracing settings the file's server must not have. */
+const serverBeside = (env: (receiver: OtlpReceiver.OtlpReceiver) => Record<string, string>) =>
+  Effect.gen(function* () {
+    const receiver = yield* OtlpReceiver.make
+    const db = yield* TestDatabase.acquire
+    const server = yield* ServerProcess.start([], { ...db.env, ...env(receiver) })
+    return { server, receiver }
+  })
+
 Fixture.describeWith("traces at shutdown and refused settings", Layer.empty, (it) => {
   it.scoped("SIGTERM exports the spans still waiting in the batch before the process exits", () =>
     Effect.gen(function* () {
-      const smtp = yield* SmtpCatcher.make
-      const receiver = yield* OtlpReceiver.make
-      const db = yield* TestDatabase.acquire
       // A batch delay far past the test's length: only the flush at shutdown can send these spans.
-      const server = yield* ServerProcess.start([], {
-        ...db.env,
-        ...baseEnv(smtp),
+      const { server, receiver } = yield* serverBeside((receiver) => ({
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
         OTEL_BSP_SCHEDULE_DELAY: "600000"
-      })
+      }))
       const reply = yield* Http.request(`${server.baseUrl}/api/v1/me`)
       expect(reply.status).toBe(401)
       const requestId = reply.headers.get("x-request-id")
@@ -349,17 +353,12 @@ Fixture.describeWith("traces at shutdown and refused settings", Layer.empty, (it
     "off (OTEL_SDK_DISABLED, the same path as no endpoint): nothing is exported, trace_id is the request id",
     () =>
       Effect.gen(function* () {
-        const smtp = yield* SmtpCatcher.make
-        const receiver = yield* OtlpReceiver.make
-        const db = yield* TestDatabase.acquire
         // The endpoint names a live receiver: had an exporter been built, the flush at shutdown would reach it.
-        const server = yield* ServerProcess.start([], {
-          ...db.env,
-          ...baseEnv(smtp),
+        const { server, receiver } = yield* serverBeside((receiver) => ({
           LOG__LEVEL: "info",
           OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
           OTEL_SDK_DISABLED: "true"
-        })
+        }))
         const upLine = server
           .stdout()
           .split("\n")
