@@ -253,6 +253,14 @@ export const codes = {
   // after the adapter's retries), or refused the call (its 4xx); nothing changed on our side either way.
   PAYMENT_PROVIDER_UNAVAILABLE: 503,
   PAYMENT_PROVIDER_REFUSED: 409,
+  // Ours (docs/on-call.md, "The API"): the plan's on_call_enabled, and deleting a schedule a policy names or a
+  // policy a monitor binds (or the org's default).
+  ON_CALL_DISABLED: 403,
+  SCHEDULE_IN_USE: 409,
+  ESCALATION_POLICY_IN_USE: 409,
+  // Ours (docs/decisions.md, "MCP server (issue 19)"): a browser page of another origin calling /mcp (the MCP
+  // transport's DNS-rebinding protection).
+  ORIGIN_NOT_ALLOWED: 403,
   INTERNAL_ERROR: 500,
   NOT_READY: 503
 } as const satisfies Record<string, Status>

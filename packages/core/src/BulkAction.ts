@@ -29,7 +29,8 @@ export const Action = Schema.Literal(
   "tag-remove",
   "set-group",
   "set-interval",
-  "set-channels"
+  "set-channels",
+  "set-escalation-policy"
 )
 
 /**
@@ -51,7 +52,9 @@ export const BulkAction = RequestBody.Struct({
   tags: optional(Schema.Array(tag).pipe(Schema.minItems(1), Schema.maxItems(50))),
   group: optional(Schema.NullOr(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100)))),
   interval: optional(Schema.Int.pipe(Schema.positive())),
-  channel_ids: optional(Schema.Array(Schema.UUID).pipe(Schema.maxItems(50)))
+  channel_ids: optional(Schema.Array(Schema.UUID).pipe(Schema.maxItems(50))),
+  // null unbinds the monitors' policy.
+  escalation_policy_id: optional(Schema.NullOr(Schema.UUID))
 }).annotations({ identifier: "BulkAction" })
 
 /**
@@ -66,7 +69,7 @@ export type BulkAction = typeof BulkAction.Type
  */
 export const BulkActionResult = Schema.Struct({ updated: Schema.Int }).annotations({ identifier: "BulkActionResult" })
 
-type Field = "tags" | "group" | "interval" | "channel_ids"
+type Field = "tags" | "group" | "interval" | "channel_ids" | "escalation_policy_id"
 
 const fieldOf: Record<Action, Field | undefined> = {
   enable: undefined,
@@ -76,10 +79,11 @@ const fieldOf: Record<Action, Field | undefined> = {
   "tag-remove": "tags",
   "set-group": "group",
   "set-interval": "interval",
-  "set-channels": "channel_ids"
+  "set-channels": "channel_ids",
+  "set-escalation-policy": "escalation_policy_id"
 }
 
-const fields: ReadonlyArray<Field> = ["tags", "group", "interval", "channel_ids"]
+const fields: ReadonlyArray<Field> = ["tags", "group", "interval", "channel_ids", "escalation_policy_id"]
 
 /**
  * The field an action needs and no other: a missing one is refused, and so is one the action would ignore (a

@@ -23,12 +23,13 @@ export interface Issue {
 }
 
 /**
- * Where a request value came from: the path segment of the field names differs for each.
+ * Where a request value came from: the path segment of the field names differs for each. `arguments` are an MCP
+ * tool call's, a JSON object like a body.
  *
  * @since 0.1.0
  * @category models
  */
-export type Location = "body" | "query" | "path" | "headers"
+export type Location = "body" | "query" | "path" | "headers" | "arguments"
 
 /**
  * `["check", "steps", 1, "selctor"]` as `check.steps[1].selctor`.
@@ -100,9 +101,14 @@ export const toApiError = (
   }
   const all = issues.map((issue) => ({ field: fieldOf(issue.path), message: describe(issue), issue }))
   const excess = all.find((entry) => entry.issue._tag === "Unexpected" && acceptedKeys(entry.issue.message))
-  if (excess !== undefined && location === "body") {
+  if (excess !== undefined && (location === "body" || location === "arguments")) {
     const accepted = acceptedKeys(excess.issue.message) ?? []
-    const where = excess.issue.path.length > 1 ? formatPath(excess.issue.path.slice(0, -1)) : "the body"
+    const where =
+      excess.issue.path.length > 1
+        ? formatPath(excess.issue.path.slice(0, -1))
+        : location === "arguments"
+          ? "the tool"
+          : "the body"
     const message =
       accepted.length === 0
         ? `Unknown key "${excess.field}": ${where} accepts no keys`

@@ -10,7 +10,7 @@ import * as DateTime from "effect/DateTime"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ApiError from "./ApiError.js"
-import { Instant } from "./api/Maintenance.js"
+import { Instant } from "./Instant.js"
 import * as RequestBody from "./RequestBody.js"
 
 /**

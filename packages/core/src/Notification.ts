@@ -10,12 +10,13 @@ import { Impact } from "./Incident.js"
 
 /**
  * What a notice announces: an incident opened, a reminder while it stays open and unacknowledged, its recovery,
- * or its resolution by a person (the `Notify` effects of `IncidentMachine`).
+ * or its resolution by a person (the `Notify` effects of `IncidentMachine`), or a page of its monitor's escalation
+ * policy (docs/on-call.md, "Escalation").
  *
  * @since 0.1.0
  * @category models
  */
-export const NoticeKind = Schema.Literal("opened", "reminder", "recovered", "resolved")
+export const NoticeKind = Schema.Literal("opened", "reminder", "recovered", "resolved", "escalation")
 
 /**
  * @since 0.1.0
@@ -52,8 +53,22 @@ export const NoticeIncident = Schema.Struct({
 }).annotations({ identifier: "NotificationIncident" })
 
 /**
+ * Which page of an escalation walk a notice is: `page` counts the walk's pages from 1, `round` the passes through
+ * the policy's steps from 1 (a policy with `repeat` walks them again), `step` the step within the round from 1.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const NoticeEscalation = Schema.Struct({
+  page: Schema.Int,
+  round: Schema.Int,
+  step: Schema.Int
+}).annotations({ identifier: "NotificationEscalation" })
+
+/**
  * The stored content of a notice: everything a sender needs, so a delivery never reads the incident again and
- * says what was true when it was announced. `reminder` is the reminder's ordinal, 0 for the other kinds.
+ * says what was true when it was announced. `reminder` is the reminder's ordinal, 0 for the other kinds;
+ * `escalation` is present on an escalation page only.
  *
  * @since 0.1.0
  * @category models
@@ -61,7 +76,8 @@ export const NoticeIncident = Schema.Struct({
 export const NoticePayload = Schema.Struct({
   target: NoticeTarget,
   incident: NoticeIncident,
-  reminder: Schema.Int
+  reminder: Schema.Int,
+  escalation: Schema.optionalWith(NoticeEscalation, { exact: true })
 }).annotations({ identifier: "NoticePayload" })
 
 /**
@@ -81,6 +97,7 @@ export const EventType = Schema.Literal(
   "incident.reminder",
   "incident.recovered",
   "incident.resolved",
+  "incident.escalation",
   "test"
 )
 
@@ -92,7 +109,8 @@ export type EventType = typeof EventType.Type
 
 /**
  * The JSON body a webhook channel receives. `id` names the event (the same on every retry and on every channel it
- * goes to); `target` and `incident` are null on a test event.
+ * goes to); `target` and `incident` are null on a test event; `escalation` is present on `incident.escalation`
+ * only.
  *
  * @since 0.1.0
  * @category models
@@ -103,7 +121,8 @@ export const WebhookEvent = Schema.Struct({
   created_at: Schema.DateTimeUtc,
   target: Schema.NullOr(NoticeTarget),
   incident: Schema.NullOr(NoticeIncident),
-  reminder: Schema.NullOr(Schema.Int)
+  reminder: Schema.NullOr(Schema.Int),
+  escalation: Schema.optionalWith(NoticeEscalation, { exact: true })
 }).annotations({ identifier: "WebhookEvent" })
 
 /**

@@ -107,6 +107,7 @@ export type Feature =
   | "custom_domain"
   | "white_label"
   | "private_pages"
+  | "on_call"
 
 const features: {
   readonly [F in Feature]: {
@@ -118,6 +119,7 @@ const features: {
       | "CUSTOM_DOMAIN_DISABLED"
       | "WHITE_LABEL_DISABLED"
       | "PRIVATE_PAGES_DISABLED"
+      | "ON_CALL_DISABLED"
     readonly what: string
     readonly details: (plan: Plan.Plan) => Record<string, unknown>
   }
@@ -158,6 +160,12 @@ const features: {
     code: "PRIVATE_PAGES_DISABLED",
     what: "Private status pages are",
     details: (plan) => ({ flag: "private_pages_enabled", plan: plan.id })
+  },
+  on_call: {
+    allowed: (plan) => plan.flags.on_call_enabled,
+    code: "ON_CALL_DISABLED",
+    what: "On-call schedules and escalation policies are",
+    details: (plan) => ({ flag: "on_call_enabled", plan: plan.id })
   }
 }
 

@@ -20,6 +20,8 @@ export type Category = "api_writes" | "api_reads" | "bulk_ops" | "test_now" | "c
  */
 export const SUPPORT_PER_MINUTE = 2
 
+const isMcp = (pathname: string): boolean => pathname === "/mcp" || pathname.startsWith("/mcp/")
+
 /**
  * The category of a request, derived in the spec's order: `/bulk` anywhere, then the path's ending (`/test`,
  * `/check-now`, `/support`), then the MCP surface (reads whatever the method), then the method.
@@ -32,7 +34,7 @@ export const categoryOf = (method: string, pathname: string): Category => {
   if (pathname.endsWith("/test")) return "test_now"
   if (pathname.endsWith("/check-now")) return "check_now"
   if (pathname.endsWith("/support")) return "support"
-  if (pathname === "/mcp" || pathname.startsWith("/mcp/")) return "api_reads"
+  if (isMcp(pathname)) return "api_reads"
   return method === "GET" || method === "HEAD" || method === "OPTIONS" ? "api_reads" : "api_writes"
 }
 
@@ -52,3 +54,12 @@ export const limitOf = (plan: Plan, category: Category): number =>
  * @category derivation
  */
 export const scopeName = (tier: "account" | "user", category: Category): string => `per_${tier}_${category}`
+
+/**
+ * Whether a request of this path spends from a budget: the API (`/api/v1/*`) and the MCP server (`/mcp`), the
+ * surfaces an authenticated client drives.
+ *
+ * @since 0.1.0
+ * @category derivation
+ */
+export const applies = (pathname: string): boolean => pathname.startsWith("/api/v1/") || isMcp(pathname)

@@ -87,7 +87,9 @@ export const CreateTarget = RequestBody.Struct({
   renotify_interval_secs: optional(Schema.Int.pipe(Schema.nonNegative())),
   recovery_period_secs: optional(Schema.Int.pipe(Schema.between(0, 1800))),
   region_policy: optional(RegionPolicy),
-  regions: optional(Schema.Array(regionId).pipe(Schema.minItems(1), Schema.maxItems(64)))
+  regions: optional(Schema.Array(regionId).pipe(Schema.minItems(1), Schema.maxItems(64))),
+  // Omitted: the org's default policy, if any (docs/on-call.md); null: none.
+  escalation_policy_id: optional(Schema.NullOr(Schema.UUID))
 }).annotations({ identifier: "CreateTarget" })
 
 /**
@@ -114,7 +116,8 @@ export const PatchTarget = RequestBody.Struct({
   notify_recovery: optional(Schema.Boolean),
   renotify_interval_secs: optional(Schema.Int.pipe(Schema.nonNegative())),
   recovery_period_secs: optional(Schema.Int.pipe(Schema.between(0, 1800))),
-  region_policy: optional(RegionPolicy)
+  region_policy: optional(RegionPolicy),
+  escalation_policy_id: optional(Schema.NullOr(Schema.UUID))
 }).annotations({ identifier: "PatchTarget" })
 
 /**
@@ -154,7 +157,10 @@ export class Target extends Schema.Class<Target>("Target")({
   recovery_period_secs: Schema.Int,
   region_policy: Schema.Union(Schema.Literal("any", "majority", "all"), Schema.Struct({ count: Schema.Int })),
   regions: Schema.Array(Schema.String),
-  advisories: Schema.optionalWith(Schema.Array(RegionAdvisory), { default: () => [] })
+  advisories: Schema.optionalWith(Schema.Array(RegionAdvisory), { default: () => [] }),
+  // The escalation policy an opened incident walks (docs/on-call.md); the default reads an answer recorded before
+  // the field (an Idempotency-Key replay).
+  escalation_policy_id: Schema.optionalWith(Schema.NullOr(Schema.UUID), { default: () => null })
 }) {}
 
 /**

@@ -161,6 +161,8 @@ export interface ResolvedTarget {
   readonly recovery_period_secs: number
   readonly region_policy: RegionPolicy
   readonly regions: ReadonlyArray<string>
+  /** The escalation policy bound; who may bind one, and a create's default, are the server's to settle. */
+  readonly escalation_policy_id: string | null
 }
 
 const violation = (
@@ -379,7 +381,8 @@ export const resolveCreate = (
     renotify_interval_secs: input.renotify_interval_secs ?? 3600,
     recovery_period_secs: input.recovery_period_secs ?? defaultRecoveryPeriod(kind),
     region_policy: input.region_policy ?? "majority",
-    regions
+    regions,
+    escalation_policy_id: input.escalation_policy_id?.toLowerCase() ?? null
   }
   const broken = first(
     () => checkRules(resolved.check, plan, true),
@@ -437,7 +440,12 @@ export const resolvePatch = (
     recovery_period_secs: patch.recovery_period_secs ?? stored.recovery_period_secs,
     region_policy: patch.region_policy ?? stored.region_policy,
     // Regions change through PUT /regions, never a PATCH.
-    regions: stored.regions
+    regions: stored.regions,
+    // null unbinds, so only an absent key keeps the stored policy.
+    escalation_policy_id:
+      patch.escalation_policy_id === undefined
+        ? stored.escalation_policy_id
+        : (patch.escalation_policy_id?.toLowerCase() ?? null)
   }
   const broken = first(
     ifSent(patch.check, (next) => checkRules(next, plan, false)),

@@ -34,6 +34,24 @@ describe("DecodeFailure", () => {
     expect(error.message).toBe('Unknown key "id": the body accepts name')
   })
 
+  it("a tool call's arguments are named as such, and an unknown one is INVALID_JSON as in a body", () => {
+    const unknown = DecodeFailure.toApiError(
+      [{ _tag: "Unexpected", path: ["colour"], message: 'is unexpected, expected: "q" | "limit"' }],
+      "arguments"
+    )
+    expect({ code: unknown.code, field: unknown.field, message: unknown.message }).toEqual({
+      code: "INVALID_JSON",
+      field: "colour",
+      message: 'Unknown key "colour": the tool accepts q, limit'
+    })
+    const missing = DecodeFailure.toApiError(
+      [{ _tag: "Missing", path: ["monitor_id"], message: "is missing" }],
+      "arguments"
+    )
+    expect(missing.details["location"]).toBe("arguments")
+    expect(missing.field).toBe("monitor_id")
+  })
+
   it("other issues are 400 VALIDATION_FAILED naming the first field and listing all", () => {
     const error = DecodeFailure.toApiError([
       { _tag: "Type", path: ["check", "port"], message: 'Expected Int, actual "x"' },

@@ -45,14 +45,16 @@ describe("PlanLimits.gate", () => {
       incident_narration_enabled: false,
       custom_domain_enabled: false,
       white_label_enabled: false,
-      private_pages_enabled: false
+      private_pages_enabled: false,
+      on_call_enabled: false
     })
     const cases: ReadonlyArray<[PlanLimits.Feature, string]> = [
       ["sms_alerts", "SMS_ALERTS_DISABLED"],
       ["incident_narration", "INCIDENT_NARRATION_DISABLED"],
       ["custom_domain", "CUSTOM_DOMAIN_DISABLED"],
       ["white_label", "WHITE_LABEL_DISABLED"],
-      ["private_pages", "PRIVATE_PAGES_DISABLED"]
+      ["private_pages", "PRIVATE_PAGES_DISABLED"],
+      ["on_call", "ON_CALL_DISABLED"]
     ]
     for (const [feature, code] of cases) {
       const refusal = Option.getOrThrow(PlanLimits.gate(none, feature, "some.field"))

@@ -18,6 +18,13 @@ describe("RateBudget", () => {
       expect(RateBudget.categoryOf(method, "/api/v1/targets")).toBe("api_writes")
   })
 
+  it("budgets apply to the API and the MCP server, nothing else", () => {
+    for (const path of ["/api/v1/me", "/api/v1/targets/abc/check-now", "/mcp", "/mcp/anything"])
+      expect(RateBudget.applies(path), path).toBe(true)
+    for (const path of ["/api/v1", "/mcpx", "/dashboard", "/auth/logout", "/.well-known/mcp/server-card.json"])
+      expect(RateBudget.applies(path), path).toBe(false)
+  })
+
   it("limits come from the plan; support is fixed at 2", () => {
     expect(RateBudget.limitOf(Plan.plans.free, "api_writes")).toBe(600)
     expect(RateBudget.limitOf(Plan.plans.pro, "api_reads")).toBe(12000)

@@ -180,7 +180,8 @@ describe("TargetRules", () => {
         renotify_interval_secs: 3600,
         recovery_period_secs: 180,
         region_policy: "majority",
-        regions: ["local"]
+        regions: ["local"],
+        escalation_policy_id: null
       })
     })
 

@@ -31,6 +31,7 @@ import type {
   PatchMaintenanceWindow,
   PostMaintenanceUpdate
 } from "@signalman/core/api/Maintenance"
+import type { DefaultEscalationPolicy, OnCallQuery, ShiftsQuery } from "@signalman/core/api/OnCall"
 import type { HistoryQuery, ListQuery, PageQuery } from "@signalman/core/api/Public"
 import type { RangeOnlyQuery, RangeQuery, ResultsQuery } from "@signalman/core/api/Results"
 import type { RemoveSignInMethodQuery } from "@signalman/core/api/SignInMethods"
@@ -54,6 +55,8 @@ import type {
 import type { PatchIncident, PostIncidentUpdate } from "@signalman/core/IncidentNarration"
 import type { SetStateRequest } from "@signalman/core/ManualState"
 import type { CreateMonitorShare } from "@signalman/core/MonitorShare"
+import type { EscalationPolicyCreate, EscalationPolicyPatch } from "@signalman/core/oncall/EscalationPolicy"
+import type { ScheduleCreate, SchedulePatch } from "@signalman/core/oncall/Schedule"
 import type { Subscribe } from "@signalman/core/PageSubscription"
 import type * as Pagination from "@signalman/core/Pagination"
 import type { LoginFinish, LoginStart, RegisterFinish, RegisterStart } from "@signalman/core/Passkey"
@@ -149,6 +152,14 @@ export interface Bodies {
     readonly postUpdate: typeof PostIncidentUpdate
     readonly putPostmortem: typeof PutPostmortem
   }
+  /** On-call schedules, escalation policies and the org's default policy. */
+  readonly oncall: {
+    readonly createSchedule: typeof ScheduleCreate
+    readonly updateSchedule: typeof SchedulePatch
+    readonly createPolicy: typeof EscalationPolicyCreate
+    readonly updatePolicy: typeof EscalationPolicyPatch
+    readonly setDefaultPolicy: typeof DefaultEscalationPolicy
+  }
   /** Status pages, their components and logo. */
   readonly statusPages: {
     readonly create: typeof CreateStatusPage
@@ -193,6 +204,13 @@ export interface Queries {
   readonly maintenance: { readonly list: typeof ListMaintenanceWindows }
   /** The incident list and the response metrics. */
   readonly incidents: { readonly list: typeof ListIncidents; readonly metrics: typeof MetricsQuery }
+  /** The on-call lists, who is on call at an instant, and the shifts of a window. */
+  readonly oncall: {
+    readonly listSchedules: Paged
+    readonly listPolicies: Paged
+    readonly onCall: typeof OnCallQuery
+    readonly shifts: typeof ShiftsQuery
+  }
   /** The page list and a private page's viewers. */
   readonly statusPages: { readonly list: Paged; readonly listViewers: Paged }
   /** The public status endpoints: the page by slug, and paging. */

@@ -1,6 +1,7 @@
 /**
  * The service as one layer, per role: `api` serves the HTTP API, docs and (later) pages; `worker` runs the
- * background work and answers only the operations probes; `all` does both in one process.
+ * background work and answers only the operations probes (and `/metrics` when enabled); `all` does both in one
+ * process.
  */
 
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -26,13 +27,13 @@ import * as Config from "./config/Config.js"
 import { Assets } from "./dashboard/Assets.js"
 import * as Dashboard from "./dashboard/Dashboard.js"
 import * as Database from "./database/Database.js"
+import * as Discovery from "./discovery/Discovery.js"
 import * as EngineHttp from "./engine/Http.js"
 import * as HeartbeatEvaluation from "./heartbeats/Evaluation.js"
 import * as HeartbeatsHttp from "./heartbeats/Http.js"
 import * as PingRoute from "./heartbeats/PingRoute.js"
 import { Pings } from "./heartbeats/Pings.js"
 import * as HoldsHttp from "./holds/Http.js"
-import * as DocsPage from "./http/DocsPage.js"
 import * as Liveness from "./http/Liveness.js"
 import * as OpenApiRoute from "./http/OpenApiRoute.js"
 import * as Serve from "./http/Serve.js"
@@ -52,11 +53,15 @@ import * as Monitoring from "./Monitoring.js"
 import * as MaintenanceHttp from "./maintenance/Http.js"
 import { Maintenance } from "./maintenance/Maintenance.js"
 import * as ManualRestatement from "./manual/Restatement.js"
+import * as McpHttp from "./mcp/Http.js"
 import * as MeHttp from "./me/Http.js"
+import * as MetricsHttp from "./metrics/Http.js"
+import * as Metrics from "./metrics/Metrics.js"
 import * as Notifier from "./notify/Notifier.js"
 import * as OAuthHttp from "./oauth/Http.js"
 import { OAuth } from "./oauth/OAuth.js"
 import * as OAuthPages from "./oauth/Pages.js"
+import * as OnCallHttp from "./oncall/Http.js"
 import * as Operations from "./operations/Http.js"
 import * as OperatorHttp from "./operator/Http.js"
 import * as OrgsHttp from "./orgs/Http.js"
@@ -85,10 +90,9 @@ import * as ViewerRecords from "./viewers/Records.js"
 import * as SignInPages from "./viewers/SignInPages.js"
 import * as ViewerGate from "./viewers/ViewerGate.js"
 import { Viewers } from "./viewers/Viewers.js"
+import * as EscalationWalks from "./workers/EscalationWalks.js"
 import * as IncidentTicks from "./workers/IncidentTicks.js"
 import * as Sweepers from "./workers/Sweepers.js"
-
-export const DOCS_PATH = DocsPage.PATH
 
 // Ports bound where the features meet (docs/architecture.md). Each is one value, shared by every group and page
 // that asks, so the services behind it are one per process: Effect memoizes a layer by reference within a build.
@@ -130,6 +134,7 @@ const apiGroups = Layer.mergeAll(
   ChannelsHttp.layer,
   MaintenanceHttp.layer,
   IncidentsHttp.layer,
+  OnCallHttp.layer,
   HeartbeatsHttp.layer,
   EngineHttp.layer.pipe(Layer.provide(Monitoring.reading)),
   StatusPagesHttp.layer.pipe(Layer.provide([viewerRecords, SubscriptionEnds.layer])),
@@ -145,7 +150,8 @@ const apiGroups = Layer.mergeAll(
 const pages = (server: Liveness.Server) =>
   Layer.mergeAll(
     OpenApiRoute.layer(SignalmanApi),
-    DocsPage.layer(SignalmanApi),
+    // The API catalog, the documentation (HTML and Markdown) and the discovery headers of `/` and `/login`.
+    Discovery.layer(SignalmanApi),
     Pages.layer,
     OAuthPages.layer,
     Dashboard.layer,
@@ -179,15 +185,33 @@ const pages = (server: Liveness.Server) =>
     Layer.provide([carriedInvitation, Monitoring.reading, Maintenance.Default, Plans.Default])
   )
 
-/** What an `api` process serves: the contract's groups, the pages and the documents. */
-const api = (server: Liveness.Server, options: Serve.Options) =>
+/** `GET /metrics` where `metrics.enabled` mounts it (api, worker and all roles): its layer and its route. */
+const metricsRoute = (config: Config.Values) =>
+  config["metrics.enabled"]
+    ? { layer: MetricsHttp.layer, routes: MetricsHttp.routes }
+    : { layer: Layer.empty, routes: [] }
+
+/** The MCP server (`mcp.enabled`), reading and moving monitors and incidents through the API's own services. */
+const mcp = McpHttp.layer.pipe(Layer.provide([statusPages, IncidentTargetAdvisories.layer, Monitoring.reading]))
+
+/** What an `api` process serves: the contract's groups, the pages and the documents, and the MCP server. */
+const api = (
+  server: Liveness.Server,
+  options: Serve.Options,
+  metrics: ReturnType<typeof metricsRoute>,
+  mcpEnabled: boolean
+) =>
   Serve.layer(
     SignalmanApi,
-    pages(server).pipe(Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)), Layer.provide(apiGroups)),
+    Layer.mergeAll(pages(server), metrics.layer, mcpEnabled ? mcp : Layer.empty).pipe(
+      Layer.provideMerge(HttpApiBuilder.api(SignalmanApi)),
+      Layer.provide(apiGroups)
+    ),
     {
       ...options,
       extraRoutes: [
-        { method: "GET", path: DOCS_PATH, body: "none" },
+        ...metrics.routes,
+        ...Discovery.routes,
         { method: "GET", path: OpenApiRoute.PATH, body: "none" },
         ...Pages.routes,
         ...OAuthPages.routes,
@@ -198,17 +222,18 @@ const api = (server: Liveness.Server, options: Serve.Options) =>
         ...PublicPages.routes,
         ...SharePage.routes,
         ...SubscriberPages.routes,
-        ...BillingWebhookRoute.routes
+        ...BillingWebhookRoute.routes,
+        ...(mcpEnabled ? McpHttp.routes : [])
       ]
     }
   )
 
-/** What a `worker` process serves: the operations probes only. */
-const workerApi = (options: Serve.Options) =>
+/** What a `worker` process serves: the operations probes (and its metrics, when enabled). */
+const workerApi = (options: Serve.Options, metrics: ReturnType<typeof metricsRoute>) =>
   Serve.layer(
     Operations.WorkerApi,
-    HttpApiBuilder.api(Operations.WorkerApi).pipe(Layer.provide(Operations.workerLayer)),
-    options
+    HttpApiBuilder.api(Operations.WorkerApi).pipe(Layer.provide(Operations.workerLayer), Layer.merge(metrics.layer)),
+    { ...options, extraRoutes: metrics.routes }
   )
 
 /** The background work a `worker` process runs (and an `all` process beside the API). */
@@ -219,6 +244,7 @@ const work = Layer.mergeAll(
   LocalBrowser.layer,
   Notifier.layer,
   IncidentTicks.layer.pipe(Layer.provide(Writing.layer)),
+  EscalationWalks.layer,
   HeartbeatEvaluation.layer,
   ManualRestatement.layer,
   MaintenanceAnnouncements.layer
@@ -227,7 +253,9 @@ const work = Layer.mergeAll(
 const http = (config: Config.Values) => {
   const server = new Liveness.Server({ keepAliveTimeout: 65_000 })
   const options = { maxBodyBytes: config["server.max_body_bytes"], trustedProxies: config["server.trusted_proxies"] }
-  const serve = config.role === "worker" ? workerApi(options) : api(server, options)
+  const metrics = metricsRoute(config)
+  const serve =
+    config.role === "worker" ? workerApi(options, metrics) : api(server, options, metrics, config["mcp.enabled"])
   // Background work: the worker role and the all-in-one process run it; an api process never does.
   const background = config.role === "api" ? Layer.empty : work
   // Ping URLs are answered by the listener itself; a worker serves none.
@@ -263,6 +291,8 @@ export const layer = (
   http(config).pipe(
     // The infrastructure every feature shares.
     Layer.provide(Mailer.layer),
+    // What the features record for /metrics: nothing unless metrics.enabled.
+    Layer.provide(Metrics.layer),
     Layer.provideMerge(Database.layer),
     Layer.provide(Lifecycle.Default),
     Layer.provide(Config.layer(config)),

@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Incidents } from "../src/incidents/Incidents.js"
 import { IncidentsRepo, type TestIncident } from "../src/incidents/Repo.js"
+import { IncidentEscalations } from "../src/incidents/Seams.js"
 import { PageChanges } from "../src/statuspages/PageChanges.js"
 import { PageEvents } from "../src/subscribers/PageEvents.js"
 
@@ -39,6 +40,12 @@ const setup = (incidents: ReadonlyArray<TestIncident> = [], options: { readonly 
   const dropped: Array<string> = []
   const standIns = Layer.mergeAll(
     IncidentsRepo.Test({ targets, incidents }),
+    // No monitor here binds an escalation policy.
+    Layer.succeed(IncidentEscalations, {
+      start: () => Effect.void,
+      stop: () => Effect.void,
+      forIncident: () => Effect.succeed(null)
+    }),
     Layer.succeed(
       PageEvents,
       PageEvents.make({

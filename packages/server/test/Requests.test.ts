@@ -26,7 +26,7 @@ const incident = {
   cause: "unexpected status 500"
 }
 
-const notice = (kind: "opened" | "reminder" | "recovered" | "resolved") =>
+const notice = (kind: "opened" | "reminder" | "recovered" | "resolved" | "escalation") =>
   Message.fromNotice({
     id: "0195bbbb-0000-7000-8000-000000000002",
     kind,
@@ -37,7 +37,8 @@ const notice = (kind: "opened" | "reminder" | "recovered" | "resolved") =>
         kind === "recovered" || kind === "resolved"
           ? { ...incident, ended_at: DateTime.unsafeMake("2025-03-01T11:05:00Z") }
           : incident,
-      reminder: kind === "reminder" ? 2 : 0
+      reminder: kind === "reminder" ? 2 : 0,
+      ...(kind === "escalation" ? { escalation: { page: 4, round: 2, step: 1 } } : {})
     }
   })
 
@@ -77,6 +78,27 @@ describe("Requests", () => {
       event_action: "resolve",
       dedup_key: incident.id
     })
+  })
+
+  it("an escalation page says who is paged, carries its position on the event, and triggers the incident's alert", () => {
+    const page = notice("escalation")
+    expect(page).toMatchObject({ title: "api is down: you are paged", tone: "down" })
+    expect(page.text).toContain("Incident #3 is not acknowledged: escalation page (step 1, round 2).")
+    expect(page.text).toContain("(1 h 5 min)")
+    expect(page.event).toMatchObject({
+      type: "incident.escalation",
+      reminder: null,
+      escalation: { page: 4, round: 2, step: 1 }
+    })
+    // Only a page carries the field: the other events' bodies are unchanged.
+    expect("escalation" in notice("opened").event).toBe(false)
+    const pager: Channel.Settings = {
+      kind: "pagerduty",
+      config: { routing_key: "R0123456789abcdefR0123456789abcd", severity: "error" }
+    }
+    expect(only(pager, page).json).toMatchObject({ event_action: "trigger", dedup_key: incident.id })
+    const genie: Channel.Settings = { kind: "opsgenie", config: { api_key: "k", region: "us", priority: "P2" } }
+    expect(only(genie, page).url).toBe("https://api.opsgenie.com/v2/alerts")
   })
 
   it("opsgenie creates an alert aliased by the incident and closes it by alias", () => {

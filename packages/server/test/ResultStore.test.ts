@@ -24,6 +24,7 @@ const checkedAt = DateTime.unsafeMake("2026-11-20T10:00:00.000Z")
 const pending = (targetId: string, extra: Partial<Pending> = {}): Pending => ({
   targetId,
   orgId: org,
+  kind: targetId === flowTarget ? "flow" : "http",
   source: "scheduled",
   blocked: false,
   weightSecs: 300,

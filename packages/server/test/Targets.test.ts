@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
-import { AccountId, OrgId } from "@signalman/core/Identity"
+import { AccountId, OrgId, SessionId } from "@signalman/core/Identity"
 import * as Plan from "@signalman/core/Plan"
 import * as Target from "@signalman/core/Target"
 import * as TargetRules from "@signalman/core/TargetRules"
@@ -365,7 +365,12 @@ describe("Targets", () => {
 })
 
 describe("Admission", () => {
-  const writer: Writer = { org, plan: free, userId: user }
+  const writer: Writer = {
+    org,
+    plan: free,
+    userId: user,
+    credential: { kind: "session", sessionId: SessionId.make("01900000-0000-7000-8000-0000000000e1") }
+  }
 
   it.effect("regions must be enabled; more than the plan allows is QUOTA_EXCEEDED", () => {
     const { layer, quotaEvents } = setup()

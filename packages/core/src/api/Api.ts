@@ -16,6 +16,7 @@ import { HoldsApi } from "./Holds.js"
 import { IncidentsApi } from "./Incidents.js"
 import { MaintenanceApi } from "./Maintenance.js"
 import { MeApi } from "./Me.js"
+import { OnCallApi } from "./OnCall.js"
 import { finalize } from "./OpenApiDocument.js"
 import { OperationsApi } from "./Operations.js"
 import { OperatorApi } from "./Operator.js"
@@ -50,6 +51,7 @@ export class SignalmanApi extends HttpApi.make("signalman")
   .add(ChannelsApi)
   .add(MaintenanceApi)
   .add(IncidentsApi)
+  .add(OnCallApi)
   .add(StatusPagesApi)
   .add(HoldsApi)
   .add(OperatorApi)

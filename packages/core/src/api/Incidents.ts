@@ -11,6 +11,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import * as ApiError from "../ApiError.js"
 import { Impact, Origin, Phase, RecoveredStretch, Severity } from "../Incident.js"
+import { IncidentEscalation } from "../IncidentEscalation.js"
 import { MAX_MESSAGE_LENGTH, MAX_TITLE_LENGTH, PatchIncident, PostIncidentUpdate } from "../IncidentNarration.js"
 import * as Notification from "../Notification.js"
 import * as Pagination from "../Pagination.js"
@@ -85,13 +86,15 @@ export class IncidentUpdate extends Schema.Class<IncidentUpdate>("IncidentUpdate
 }) {}
 
 /**
- * `GET /api/v1/incidents/{id}`: the incident with its timeline, oldest first.
+ * `GET /api/v1/incidents/{id}`: the incident with its timeline, oldest first, and its escalation walk (null when
+ * none: a declared incident, or a monitor with no escalation policy when the incident opened).
  *
  * @since 0.1.0
  * @category models
  */
 export class IncidentDetail extends Incident.extend<IncidentDetail>("IncidentDetail")({
-  updates: Schema.Array(IncidentUpdate)
+  updates: Schema.Array(IncidentUpdate),
+  escalation: Schema.NullOr(IncidentEscalation)
 }) {}
 
 /**

@@ -198,7 +198,8 @@ export class TargetsApi extends HttpApiGroup.make("targets")
       .annotate(
         OpenApi.Description,
         "One change to many monitors, all or none: enable, disable, delete (scope targets:delete), tag-add, " +
-          "tag-remove, set-group, set-interval, set-channels (scope targets:write). An id not in the org is 404."
+          "tag-remove, set-group, set-interval, set-channels (scope targets:write), set-escalation-policy (also " +
+          "oncall:write, the owner role and on_call_enabled; null unbinds). An id not in the org is 404."
       )
   )
   .add(

@@ -25,12 +25,14 @@
  */
 import type { Result as AgentResult, AuthenticatedAgent, Outcome } from "@signalman/core/api/Agent"
 import { CheckResult } from "@signalman/core/CheckResult"
+import type { CheckKind } from "@signalman/core/CheckSpec"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { EngineClaimsRepo, type Release } from "../engine/ClaimsRepo.js"
 import { isBlocked } from "../engine/ResultObservers.js"
 import { type Pending, ResultStore } from "../engine/ResultStore.js"
 import * as Slots from "../engine/Slots.js"
+import { Metrics } from "../metrics/Metrics.js"
 import * as Spans from "../tracing/Spans.js"
 import { leaseToken } from "./Leases.js"
 import { AgentsRepo, type Slot } from "./Repo.js"
@@ -73,6 +75,7 @@ interface ResultTarget {
   readonly id: string
   readonly org_id: string
   readonly interval_secs: number
+  readonly kind: CheckKind
 }
 
 /** A judged result: its slot, its monitor, and what is kept of it. */
@@ -99,6 +102,7 @@ const toPending = (agent: AuthenticatedAgent, judged: Judged, outcome: Outcome):
   return {
     targetId: judged.target.id,
     orgId: judged.target.org_id,
+    kind: judged.target.kind,
     result,
     source: "scheduled",
     blocked: isBlocked(result),
@@ -112,6 +116,7 @@ export class Ingest extends Effect.Service<Ingest>()("Signalman/AgentIngest", {
     const repo = yield* AgentsRepo
     const claims = yield* EngineClaimsRepo
     const store = yield* ResultStore
+    const metrics = yield* Metrics
 
     // One pass over the well-formed results: each judged (its monitor, its receipts, its row), what is new stored
     // with its receipt, the rows still on their slot released. Fails with ReceiptConflict (all rolled back) when a
@@ -131,6 +136,7 @@ export class Ingest extends Effect.Service<Ingest>()("Signalman/AgentIngest", {
         )
         const now = Date.now()
         const pending: Array<Pending> = []
+        const lags: Array<number> = []
         const receipts: Array<Slot> = []
         const releases: Array<Release> = []
         const absurd: Array<string> = []
@@ -139,11 +145,22 @@ export class Ingest extends Effect.Service<Ingest>()("Signalman/AgentIngest", {
         for (const { result, dueMs } of wellFormed) {
           const held = judged.get(result.id.toLowerCase())
           // Deleted meanwhile, or no longer probed from this region: acknowledged, nothing to keep.
-          if (held === undefined || held.target_id === null || held.org_id === null || held.interval_secs === null) {
+          if (
+            held === undefined ||
+            held.target_id === null ||
+            held.org_id === null ||
+            held.interval_secs === null ||
+            held.kind === null
+          ) {
             continue
           }
           if (!held.in_region) continue
-          const target: ResultTarget = { id: held.target_id, org_id: held.org_id, interval_secs: held.interval_secs }
+          const target: ResultTarget = {
+            id: held.target_id,
+            org_id: held.org_id,
+            interval_secs: held.interval_secs,
+            kind: held.kind
+          }
           const outcome = result.outcome
           let status: string | null = null
           const slot = `${target.id}|${dueMs}`
@@ -151,6 +168,7 @@ export class Ingest extends Effect.Service<Ingest>()("Signalman/AgentIngest", {
             const why = absurdity(outcome, dueMs, now)
             if (why === undefined) {
               pending.push(toPending(agent, { result, dueMs, target }, outcome))
+              if (metrics.enabled) lags.push(Slots.lateStartMs(outcome, dueMs))
               receipts.push(slotOf(result))
               storing.add(slot)
               status = outcome.status
@@ -176,13 +194,15 @@ export class Ingest extends Effect.Service<Ingest>()("Signalman/AgentIngest", {
             Effect.annotateLogs({ agent_id: agent.id, region: agent.region, dropped: absurd.length, reason: absurd[0] })
           )
         }
-        return yield* store.store(
+        const stored = yield* store.store(
           pending,
           Effect.zipRight(
             repo.insertReceipts(receipts, agent.region, agent.id),
             claims.release(releases, leaseToken(agent.id))
           )
         )
+        yield* metrics.started(agent.region, lags)
+        return stored
       })
 
     /**

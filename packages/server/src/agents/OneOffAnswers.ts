@@ -70,10 +70,11 @@ export class OneOffAnswers extends Effect.Service<OneOffAnswers>()("Signalman/Ag
           const { result, skewed } = resultOf(agent, run, answer.outcome, now)
           if (skewed !== undefined) skews.push(skewed)
           finished.push({ id: run.id, result: encodeResult(result) })
-          if (run.target_id !== null) {
+          if (run.target_id !== null && run.kind !== null) {
             pending.push({
               targetId: run.target_id,
               orgId: run.org_id,
+              kind: run.kind,
               result,
               source: "check_now",
               blocked: isBlocked(result),

@@ -5,6 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import { CheckKind } from "@signalman/core/CheckSpec"
 import { OrgId } from "@signalman/core/Identity"
 import * as Region from "@signalman/core/Region"
 import * as Data from "effect/Data"
@@ -65,6 +66,7 @@ export const Judgement = Schema.Struct({
   target_id: Schema.NullOr(Schema.String),
   org_id: Schema.NullOr(OrgId),
   interval_secs: Schema.NullOr(Schema.Number),
+  kind: Schema.NullOr(CheckKind),
   in_region: Schema.Boolean,
   known: Schema.Boolean,
   slot_taken: Schema.Boolean,
@@ -136,7 +138,7 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("Signalman/AgentsRe
       Request: Schema.Struct({ slots: Schema.String, region: Schema.String }),
       Result: Judgement,
       execute: ({ slots, region }) => sql`
-        SELECT x.result_id::text AS result_id, t.id::text AS target_id, t.org_id, t.interval_secs,
+        SELECT x.result_id::text AS result_id, t.id::text AS target_id, t.org_id, t.interval_secs, t.kind,
                COALESCE(${region} = ANY(t.regions), false) AS in_region,
                EXISTS (SELECT 1 FROM agent_receipts r WHERE r.result_id = x.result_id) AS known,
                EXISTS (

@@ -9,6 +9,9 @@
  * requires (`RequiredScope` in the contract): a token lacking the scope is 403 `INSUFFICIENT_SCOPE`, a token on a
  * session-only route 403 `SESSION_REQUIRED`. That last step is where the handlers checked it, so a refused request
  * has spent its budget as before.
+ *
+ * The `Authenticator` does all of it but the endpoint's declaration, so a surface outside the contract (`/mcp`) admits
+ * a caller with the same rules, caches and budgets.
  */
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -169,10 +172,13 @@ const budgetSubjects = (caller: CallerShape) =>
     ["user", `user:${caller.user.id}`]
   ] as const
 
-/** The API's authentication middleware (credential, CSRF, org binding, rate budget) with the services it asks. */
-export const layer = Layer.effect(
-  Authentication,
-  Effect.gen(function* () {
+/**
+ * Who a request is, and whether it may go on: the credential, CSRF, the org binding and the rate budget of the
+ * budgeted surfaces (`RateBudget.applies`). One per process, so its caches and reserved budgets are shared by every
+ * surface that asks.
+ */
+export class Authenticator extends Effect.Service<Authenticator>()("Signalman/Authenticator", {
+  effect: Effect.gen(function* () {
     const sessions = yield* Sessions
     const tokens = yield* ApiTokens
     const accounts = yield* Accounts
@@ -180,12 +186,13 @@ export const layer = Layer.effect(
     const plans = yield* Plans
     const budgets = yield* RateBudgets
     const quotaEvents = yield* QuotaEvents
-    const requirements = RouteRequirements.fromApi(SignalmanApi)
 
     const spendBudget = (caller: CallerShape, method: string, pathname: string) =>
+      RateBudget.applies(pathname) ? spend(caller, RateBudget.categoryOf(method, pathname)) : Effect.void
+
+    /** One request from the caller's budgets of `category`, account tier first; a refusal is recorded. */
+    const spend = (caller: CallerShape, category: RateBudget.Category): Effect.Effect<void, ApiError.ApiError> =>
       Effect.gen(function* () {
-        if (!pathname.startsWith("/api/v1/")) return
-        const category = RateBudget.categoryOf(method, pathname)
         const accountId = caller.org?.accountId ?? caller.user.accountId
         const plan = yield* plans.forAccount(accountId)
         const limit = RateBudget.limitOf(plan, category)
@@ -279,11 +286,42 @@ export const layer = Layer.effect(
       if (access === undefined) return undefined
       const caller = Either.getOrUndefined(settle(request, pathname, access))
       if (caller === undefined) return undefined
-      if (!pathname.startsWith("/api/v1/")) return caller
+      if (!RateBudget.applies(pathname)) return caller
       const category = RateBudget.categoryOf(request.method, pathname)
       const subjects = budgetSubjects(caller).map(([, subject]) => subject)
       return budgets.spendReserved(subjects, category) ? caller : undefined
     }
+
+    return {
+      fromMemory,
+      full,
+      spend,
+      /** The caller of `request`, from memory when it can tell, else the full path; or the refusal. */
+      authenticate: (request: HttpServerRequest.HttpServerRequest): Effect.Effect<CallerShape, ApiError.ApiError> => {
+        const pathname = pathnameOf(request.url)
+        const caller = fromMemory(request, pathname)
+        return caller === undefined ? full(request, pathname) : Effect.succeed(caller)
+      }
+    }
+  }),
+  // The same layer values every group provides, so the caches and the reserved rate budgets stay one per process.
+  dependencies: [
+    Sessions.Default,
+    ApiTokens.Default,
+    Accounts.Default,
+    Attempts.Default,
+    Plans.Default,
+    RateBudgets.Default,
+    QuotaEvents.Default
+  ]
+}) {}
+
+/** The API's authentication middleware: the `Authenticator`, then what the endpoint declares it requires. */
+export const layer = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const authenticator = yield* Authenticator
+    const requirements = RouteRequirements.fromApi(SignalmanApi)
 
     const admitted = (caller: CallerShape, requirement: Requirement) => {
       const refused = refusal(caller, requirement)
@@ -299,22 +337,12 @@ export const layer = Layer.effect(
       if (requirement === undefined) {
         return Effect.dieMessage(`${route.method} ${route.path} declares no RequiredScope`)
       }
+      // The common case stays one synchronous call, as on the benchmark's path (docs/request-path.md).
       const pathname = pathnameOf(request.url)
-      const caller = fromMemory(request, pathname)
+      const caller = authenticator.fromMemory(request, pathname)
       return caller === undefined
-        ? Effect.flatMap(full(request, pathname), (caller) => admitted(caller, requirement))
+        ? Effect.flatMap(authenticator.full(request, pathname), (caller) => admitted(caller, requirement))
         : admitted(caller, requirement)
     })
   })
-).pipe(
-  // The same layer values every group provides, so the caches and the reserved rate budgets stay one per process.
-  Layer.provide([
-    Sessions.Default,
-    ApiTokens.Default,
-    Accounts.Default,
-    Attempts.Default,
-    Plans.Default,
-    RateBudgets.Default,
-    QuotaEvents.Default
-  ])
-)
+).pipe(Layer.provide(Authenticator.Default))

@@ -390,7 +390,8 @@ export const settings = {
     description: "File of denied domains besides the built-in ones: one a line, covering its subdomains, # comments"
   }),
   "incidents.tick_interval_secs": Setting.integer({
-    description: "Seconds between the incident engine's clock passes (reminders, recovery waits); 0 turns them off",
+    description:
+      "Seconds between the incident engine's clock passes (reminders, recovery waits, escalation pages); 0 turns them off",
     default: 5,
     min: 0
   }),

@@ -15,6 +15,7 @@ import { type Device, Sessions } from "../auth/Sessions.js"
 import { publicBaseUrl } from "../config/Config.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Mailer } from "../infra/Mailer.js"
+import * as Series from "../metrics/Series.js"
 import { compose } from "./CredentialMail.js"
 import { CredentialEventRow, CredentialEventsRepo } from "./Repo.js"
 
@@ -31,10 +32,10 @@ export interface CredentialChange {
 }
 
 /** Changes by method and direction; a run of removals nobody asked for shows here first. */
-export const changesTotal = Metric.counter("signalman_credential_changes_total", {
-  description: "Sign-in methods (providers and passkeys) added to or removed from accounts",
-  incremental: true
-})
+export const changesTotal = Series.counter(
+  "signalman_credential_changes_total",
+  "Sign-in methods (providers and passkeys) added to or removed from accounts"
+)
 
 export class CredentialEvents extends Effect.Service<CredentialEvents>()("Signalman/CredentialEvents", {
   effect: Effect.gen(function* () {

@@ -37,6 +37,8 @@ import m0024 from "./migrations/0024_oauth.js"
 import m0025 from "./migrations/0025_passkeys.js"
 import m0026 from "./migrations/0026_billing.js"
 import m0027 from "./migrations/0027_holds.js"
+import m0028 from "./migrations/0028_oncall.js"
+import m0029 from "./migrations/0029_escalations.js"
 
 export const loader = Migrator.fromRecord({
   "0001_instance": m0001,
@@ -65,7 +67,9 @@ export const loader = Migrator.fromRecord({
   "0024_oauth": m0024,
   "0025_passkeys": m0025,
   "0026_billing": m0026,
-  "0027_holds": m0027
+  "0027_holds": m0027,
+  "0028_oncall": m0028,
+  "0029_escalations": m0029
 })
 
 const run = Migrator.make({})

@@ -53,6 +53,7 @@ export class CheckNow extends Effect.Service<CheckNow>()("Signalman/CheckNow", {
     const stored = (row: TargetRow, result: CheckResult): Pending => ({
       targetId: row.id,
       orgId: row.org_id,
+      kind: row.kind,
       result,
       source: "check_now",
       blocked: isBlocked(result),

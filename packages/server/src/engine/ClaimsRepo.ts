@@ -4,6 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import { CheckKind } from "@signalman/core/CheckSpec"
 import { OrgId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -19,6 +20,7 @@ export const Claimed = Schema.Struct({
   leased_until: Schema.DateFromSelf,
   interval_secs: Schema.Number,
   org_id: OrgId,
+  kind: CheckKind,
   check_spec: Schema.Unknown,
   credentials: Schema.NullOr(Schema.String)
 })
@@ -78,7 +80,7 @@ export class EngineClaimsRepo extends Effect.Service<EngineClaimsRepo>()("Signal
         RETURNING s.target_id, s.region, s.next_run_at AS due, s.next_run_at::text AS due_text, s.leased_until,
           s.interval_secs
       )
-      SELECT c.*, t.org_id, t.check_spec, t.credentials
+      SELECT c.*, t.org_id, t.kind, t.check_spec, t.credentials
       FROM claimed c JOIN targets t ON t.id = c.target_id
     `
     })

@@ -30,17 +30,18 @@ export class MonitorResults extends Effect.Service<MonitorResults>()("Signalman/
       Effect.gen(function* () {
         if (results.length === 0) return
         const ids = [...new Set(results.map((r) => r.targetId))]
-        const orgOf = yield* repo.orgsOf(ids)
+        const owners = yield* repo.orgsOf(ids)
         yield* store.write(
           results.flatMap((r) => {
-            const orgId = orgOf.get(r.targetId)
+            const owner = owners.get(r.targetId)
             // A monitor deleted meanwhile has nothing left to record against.
-            if (orgId === undefined) return []
+            if (owner === undefined) return []
             const result = new CheckResult({ ...r.outcome, checked_at: r.at, region: "local" })
             return [
               {
                 targetId: r.targetId,
-                orgId,
+                orgId: owner.org_id,
+                kind: owner.kind,
                 result,
                 source: "scheduled" as const,
                 blocked: isBlocked(result),

@@ -9,6 +9,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as Statement from "@effect/sql/Statement"
 import { CheckResult, CheckStatus } from "@signalman/core/CheckResult"
+import { CheckKind } from "@signalman/core/CheckSpec"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -88,7 +89,7 @@ const Period = Schema.Struct({ from_ts: Schema.DateFromString, until_ts: Schema.
 const TargetCounts = Schema.Struct({ total: Schema.Number, enabled: Schema.Number, held: Schema.Number })
 const StatusCount = Schema.Struct({ status: Schema.NullOr(CheckStatus), n: Schema.Number })
 const DayFigures = Schema.Struct({ checks: Schema.Number, up_secs: Schema.Number, down_secs: Schema.Number })
-const TargetOrg = Schema.Struct({ id: Schema.String, org_id: Schema.String })
+const TargetOrg = Schema.Struct({ id: Schema.String, org_id: Schema.String, kind: CheckKind })
 const Count = Schema.Struct({ n: Schema.Number })
 /** How many monitors and status pages a refresh of the holds held or released. */
 const HoldChanges = Schema.Struct({ monitors: Schema.Number, pages: Schema.Number })
@@ -462,7 +463,8 @@ export class EngineRepo extends Effect.Service<EngineRepo>()("Signalman/EngineRe
     const orgsOf = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),
       Result: TargetOrg,
-      execute: (ids) => sql`SELECT id::text AS id, org_id::text AS org_id FROM targets WHERE id = ANY(${ids}::uuid[])`
+      execute: (ids) =>
+        sql`SELECT id::text AS id, org_id::text AS org_id, kind FROM targets WHERE id = ANY(${ids}::uuid[])`
     })
 
     // Per target: the account's effective plan figures (an override only raises them, as in core/Plan.effective).
@@ -625,9 +627,9 @@ export class EngineRepo extends Effect.Service<EngineRepo>()("Signalman/EngineRe
         orgIds.length === 0
           ? Effect.succeed<ReadonlyArray<ChangeRow>>([])
           : Effect.orDie(changes({ org_ids: orgIds, floor, until })),
-      /** The org of each of these monitors that still exists, by id. */
+      /** The org and kind of each of these monitors that still exists, by id. */
       orgsOf: (ids: ReadonlyArray<string>) =>
-        Effect.map(Effect.orDie(orgsOf(ids)), (rows) => new Map(rows.map((row) => [row.id, row.org_id]))),
+        Effect.map(Effect.orDie(orgsOf(ids)), (rows) => new Map(rows.map((row) => [row.id, row]))),
       /** Holds and lifts holds per the plans; answers how many schedules changed. */
       /** Holds and releases per the plans (`Holds.held`); answers how many monitors and pages changed. */
       refreshHolds: Effect.orDie(refreshHolds()),

@@ -5,6 +5,7 @@
  * miss a result reads what it needs from `check_results` (it is the record) and uses the batch as a wake-up.
  */
 import type { CheckResult } from "@signalman/core/CheckResult"
+import type { CheckKind } from "@signalman/core/CheckSpec"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 
@@ -12,6 +13,8 @@ import type * as Effect from "effect/Effect"
 export interface StoredResult {
   readonly targetId: string
   readonly orgId: string
+  /** The monitor's kind (the checks series count by it). */
+  readonly kind: CheckKind
   readonly result: CheckResult
   /** `scheduled` by the engine, or `check_now` by a person. */
   readonly source: "scheduled" | "check_now"

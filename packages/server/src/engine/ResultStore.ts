@@ -14,6 +14,7 @@ import * as LatencyHistogram from "@signalman/core/LatencyHistogram"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../infra/Ids.js"
+import { Metrics } from "../metrics/Metrics.js"
 import { type EvidenceRecord, EvidenceRepo } from "./EvidenceRepo.js"
 import { ResultObservers, type StoredResult } from "./ResultObservers.js"
 import { type ResultRecord, ResultStoreRepo, type Rollup } from "./ResultStoreRepo.js"
@@ -191,6 +192,7 @@ export class ResultStore extends Effect.Service<ResultStore>()("Signalman/Result
     const repo = yield* ResultStoreRepo
     const evidenceRepo = yield* EvidenceRepo
     const observers = yield* ResultObservers
+    const metrics = yield* Metrics
 
     /**
      * Stores the batch and runs `within` in the same transaction; answers, once it is committed, telling the
@@ -216,6 +218,8 @@ export class ResultStore extends Effect.Service<ResultStore>()("Signalman/Result
             if (within !== undefined) yield* within
           })
         )
+        // Counted once committed, here where every result is stored (the local scheduler's, agents', check-now's).
+        yield* metrics.stored(stored)
         return stored.length === 0
           ? Effect.void
           : observers

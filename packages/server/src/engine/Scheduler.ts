@@ -29,6 +29,7 @@ import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/Config.js"
+import { Metrics } from "../metrics/Metrics.js"
 import * as Probes from "../probes/Probes.js"
 import * as Spans from "../tracing/Spans.js"
 import { type Claimed, EngineClaimsRepo, type Release } from "./ClaimsRepo.js"
@@ -64,6 +65,7 @@ const run = Effect.gen(function* () {
   const checks = yield* StoredChecks
   const probes = yield* Probes.Probes
   const runner = yield* Runner.Runner
+  const metrics = yield* Metrics
   const token = randomUUID()
   const max = config["scheduler.max_concurrency"]
   const poll = config["scheduler.poll_interval_ms"]
@@ -115,7 +117,7 @@ const run = Effect.gen(function* () {
       case "Unprobeable":
         return Effect.flatMap(Probes.failed(result.error.message), (stored) => finish(claimed, measuredNothing(stored)))
       case "Dropped":
-        return finish(claimed, Option.none())
+        return Effect.zipRight(metrics.notRun(claimed.region, "dropped", 1), finish(claimed, Option.none()))
       case "Expired":
         // Not run: its lease ran out while it waited for a permit, so another worker may be running it. The
         // release below applies only if nobody took the row meanwhile, and then moves it on like any late slot.
@@ -165,6 +167,7 @@ const run = Effect.gen(function* () {
     const now = Date.now()
     const pending: Array<Pending> = []
     const releases: Array<Release> = []
+    const lags: Array<number> = []
     let expired = 0
     for (const { claimed, result, expired: late } of batch) {
       if (late) expired++
@@ -179,9 +182,11 @@ const run = Effect.gen(function* () {
       })
       if (Option.isSome(result)) {
         const { result: stored, evidence } = result.value
+        if (metrics.enabled) lags.push(Slots.lateStartMs(stored, due))
         pending.push({
           targetId: claimed.target_id,
           orgId: claimed.org_id,
+          kind: claimed.kind,
           result: stored,
           source: "scheduled",
           blocked: isBlocked(stored),
@@ -195,7 +200,9 @@ const run = Effect.gen(function* () {
     yield* store
       .write(pending, repo.release(releases, token))
       .pipe(Spans.withBackgroundSpan(Spans.RESULTS_WRITE, { [Spans.RESULTS_COUNT]: pending.length }))
+    yield* metrics.started(Probes.LOCAL_REGION, lags)
     if (expired > 0) {
+      yield* metrics.notRun(Probes.LOCAL_REGION, "expired", expired)
       yield* Effect.logWarning(
         "Scheduled checks not run: their leases ran out while they waited for checker.max_concurrency"
       ).pipe(Effect.annotateLogs("checks", expired))

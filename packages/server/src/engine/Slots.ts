@@ -5,6 +5,7 @@
  * firing in one instant; keeping the grid (the next run is the previous due time plus the interval, not the end of
  * the run plus the interval) is what keeps them from drifting together again.
  */
+import * as DateTime from "effect/DateTime"
 
 /**
  * The target's offset within its interval, in milliseconds: the id's last 32 bits (random in a v7 or v4 UUID)
@@ -30,3 +31,12 @@ export const nextRunMs = (dueMs: number, intervalSecs: number, nowMs: number): n
   if (next > nowMs) return next
   return next + Math.ceil((nowMs - next + 1) / period) * period
 }
+
+/**
+ * How late a run started after its slot, in milliseconds: a result is stamped when its check ends, so the start is
+ * the stamp less the check's duration (the scheduler-lag series; negative within a timer's rounding).
+ */
+export const lateStartMs = (
+  result: { readonly checked_at: DateTime.Utc; readonly duration_ms: number },
+  dueMs: number
+) => DateTime.toEpochMillis(result.checked_at) - result.duration_ms - dueMs

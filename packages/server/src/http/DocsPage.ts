@@ -1,6 +1,7 @@
 /**
- * `GET /docs`: the interactive API reference (Scalar) over the contract's OpenAPI document, with the UI bundle
- * inline so the page needs no CDN.
+ * The HTML of `GET /docs`: the interactive API reference (Scalar) over the contract's OpenAPI document, with the UI
+ * bundle inline so the page needs no CDN. The route is the documentation's (`discovery/Discovery.ts`), which negotiates
+ * it against the Markdown index of the same URL.
  *
  * The bundle is about 6 MB of JavaScript that `@effect/platform`'s own Scalar layer imports at module load and keeps
  * in a prebuilt page: some 13 MB of heap held by every process from boot, though workers never serve it and an API
@@ -10,14 +11,9 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import type * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-
-export const PATH = "/docs"
 
 /** Scalar's settings: Signalman's page uses the system fonts (the default web fonts would come from a CDN). */
 const scalarConfig = { _integration: "html", withDefaultFonts: false }
@@ -74,14 +70,9 @@ const render = (spec: OpenApi.OpenAPISpec, javascript: string): string => {
 </html>`
 }
 
-export const layer = (api: HttpApi.HttpApi.Any): Layer.Layer<never> =>
-  HttpApiBuilder.Router.use((router) =>
-    Effect.gen(function* () {
-      const spec = OpenApi.fromApi(api as HttpApi.HttpApi.AnyWithProps)
-      const page = yield* Effect.cached(Effect.map(loadBundle, (javascript) => render(spec, javascript)))
-      yield* router.get(
-        PATH,
-        Effect.map(page, (html) => HttpServerResponse.text(html, { contentType: "text/html; charset=utf-8" }))
-      )
-    })
-  )
+/** Builds the page, importing the bundle: the caller runs it once, on first use, and keeps what it answers. */
+export const scalarHtml = (api: HttpApi.HttpApi.Any): Effect.Effect<string> =>
+  Effect.suspend(() => {
+    const spec = OpenApi.fromApi(api as HttpApi.HttpApi.AnyWithProps)
+    return Effect.map(loadBundle, (javascript) => render(spec, javascript))
+  })

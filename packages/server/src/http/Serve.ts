@@ -4,8 +4,12 @@
  */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AddressRange } from "../config/AddressRange.js"
+import * as HttpMetrics from "../metrics/HttpMetrics.js"
+import { Metrics } from "../metrics/Metrics.js"
+import * as RouteTemplates from "../metrics/RouteTemplates.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Conventions from "./Conventions.js"
 import * as RequestPipeline from "./RequestPipeline.js"
@@ -28,7 +32,8 @@ export const layer = <E, R>(
   implementation: Layer.Layer<HttpApi.Api, E, R>,
   options: Options
 ) => {
-  const routes = RouteTable.make([...RouteTable.fromApi(api), ...(options.extraRoutes ?? [])])
+  const all = [...RouteTable.fromApi(api), ...(options.extraRoutes ?? [])]
+  const routes = RouteTable.make(all)
   const pipeline = RequestPipeline.middleware(
     options.trustedProxies === undefined || options.trustedProxies.length === 0
       ? undefined
@@ -37,7 +42,11 @@ export const layer = <E, R>(
   // The span inside the pipeline: it sees the client's address the pipeline settled, and the access log line
   // written after it ends is the request's, not the span's.
   const traced = RequestSpan.middleware(routes)
-  return HttpApiBuilder.serve((app) => pipeline(traced(app))).pipe(
+  // Requests are measured around the pipeline when metrics are enabled (decided once, here).
+  const serve = Effect.map(Metrics, (recorder) =>
+    HttpApiBuilder.serve(HttpMetrics.middleware(recorder, RouteTemplates.make(all), (app) => pipeline(traced(app))))
+  )
+  return Layer.unwrapEffect(serve).pipe(
     Layer.provide(implementation),
     Layer.provide(Conventions.layer(routes, options.maxBodyBytes)),
     Layer.provide(RequestPipeline.layer(options.maxBodyBytes))

@@ -19,8 +19,8 @@ import * as Option from "effect/Option"
 import * as Authentication from "../auth/Authentication.js"
 import { requireOrg } from "../auth/Policy.js"
 import { Plans } from "../limits/Plans.js"
+import { CallerIncidents } from "./CallerIncidents.js"
 import { Incidents, notFound } from "./Incidents.js"
-import { IncidentWriter } from "./IncidentWriter.js"
 import { DeliveryLog } from "./Seams.js"
 import * as Writing from "./Writing.js"
 
@@ -29,43 +29,14 @@ const METRICS_DEFAULT_DAYS = 30
 export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) =>
   Effect.gen(function* () {
     const incidents = yield* Incidents
-    const writer = yield* IncidentWriter
+    const callerIncidents = yield* CallerIncidents
     const deliveries = yield* DeliveryLog
     const plans = yield* Plans
 
     const planOf = (accountId: AccountId) => plans.forAccount(accountId)
 
-    const detailOr404 = (orgId: Parameters<typeof incidents.detail>[0], id: string) =>
-      Effect.flatMap(incidents.detail(orgId, id), (detail) =>
-        detail === undefined ? Effect.fail(notFound) : Effect.succeed(detail)
-      )
-
-    /** Acknowledge or resolve: a monitor-opened incident through the engine, a declared one here. */
-    const move = (id: string, kind: "Acknowledge" | "Resolve") =>
-      Effect.gen(function* () {
-        const org = yield* requireOrg
-        const caller = yield* Caller
-        const incident = yield* incidents.one(org.id, id)
-        if (incident === undefined) return yield* Effect.fail(notFound)
-        if (incident.origin === "monitor" && incident.target_id !== null && incident.number !== null) {
-          yield* writer.observe(incident.target_id, { _tag: kind, incident: incident.number, by: caller.user.id })
-          // A person's resolve shows on status pages at once, as a declared incident's does.
-          if (kind === "Resolve") yield* incidents.refreshPages(id)
-        } else if (kind === "Resolve") {
-          // Declared incidents are acknowledged by declaring them (DeclaredIncident.acknowledge changes nothing).
-          yield* incidents.resolveDeclared(org.id, id, caller.user.id)
-        }
-        return yield* detailOr404(org.id, id)
-      })
-
     return handlers
-      .handle("list", ({ urlParams }) =>
-        Effect.gen(function* () {
-          const org = yield* requireOrg
-          const page = yield* incidents.list(org.id, urlParams)
-          return { data: page.rows, total: page.total, limit: urlParams.limit, offset: urlParams.offset }
-        })
-      )
+      .handle("list", ({ urlParams }) => callerIncidents.list(urlParams))
       .handle("metrics", ({ urlParams }) =>
         Effect.gen(function* () {
           const org = yield* requireOrg
@@ -92,15 +63,10 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.succeed(HttpServerResponse.setHeader(response, "location", `/api/v1/incidents/${id}`))
           )
-          return yield* detailOr404(org.id, id)
+          return yield* callerIncidents.detailOr404(org.id, id)
         })
       )
-      .handle("get", ({ path }) =>
-        Effect.gen(function* () {
-          const org = yield* requireOrg
-          return yield* detailOr404(org.id, path.id)
-        })
-      )
+      .handle("get", ({ path }) => callerIncidents.detail(path.id))
       .handle("update", ({ path, payload }) =>
         Effect.gen(function* () {
           const org = yield* requireOrg
@@ -117,23 +83,12 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
               : Effect.fail(ApiError.make(broken.code, broken.message, { field: broken.field }))
           })
           if (!changed) return yield* Effect.fail(notFound)
-          return yield* detailOr404(org.id, path.id)
+          return yield* callerIncidents.detailOr404(org.id, path.id)
         })
       )
-      .handle("postUpdate", ({ path, payload }) =>
-        Effect.gen(function* () {
-          const org = yield* requireOrg
-          const caller = yield* Caller
-          if ((yield* incidents.one(org.id, path.id)) === undefined) return yield* Effect.fail(notFound)
-          const plan = yield* planOf(org.accountId)
-          const gated = IncidentNarration.planGate(plan, { _tag: "TimelineUpdate" })
-          if (Option.isSome(gated)) return yield* Effect.fail(gated.value)
-          const update = yield* incidents.postUpdate(org.id, path.id, caller.user.id, payload)
-          return update === undefined ? yield* Effect.fail(notFound) : update
-        })
-      )
-      .handle("acknowledge", ({ path }) => move(path.id, "Acknowledge"))
-      .handle("resolve", ({ path }) => move(path.id, "Resolve"))
+      .handle("postUpdate", ({ path, payload }) => callerIncidents.postUpdate(path.id, payload))
+      .handle("acknowledge", ({ path }) => callerIncidents.acknowledge(path.id))
+      .handle("resolve", ({ path }) => callerIncidents.resolve(path.id))
       .handle("deliveries", ({ path }) =>
         Effect.gen(function* () {
           const org = yield* requireOrg
@@ -159,4 +114,7 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "incidents", (handlers) 
         })
       )
   })
-).pipe(Layer.provide([Incidents.Default, Writing.layer, Plans.Default, Authentication.layer]))
+).pipe(
+  Layer.provide(CallerIncidents.Default),
+  Layer.provide([Incidents.Default, Writing.layer, Plans.Default, Authentication.layer])
+)

@@ -21,8 +21,9 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../infra/Ids.js"
+import { Metrics } from "../metrics/Metrics.js"
 import { IncidentsRepo } from "./Repo.js"
-import { AlertSuppression, IncidentNotices } from "./Seams.js"
+import { AlertSuppression, escalationWalks, IncidentEscalations, IncidentNotices } from "./Seams.js"
 import { Advisories, type EngineRow, IncidentWriterRepo, type SavedState } from "./WriterRepo.js"
 
 /** A check result as the scheduler stores it. */
@@ -106,6 +107,8 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
     const incidents = yield* IncidentsRepo
     const notices = yield* IncidentNotices
     const suppression = yield* AlertSuppression
+    const metrics = yield* Metrics
+    const escalations = yield* IncidentEscalations
 
     const toEvent = (row: EngineRow, observation: Observation, now: DateTime.Utc, suppressedAt: Suppressed) =>
       Effect.gen(function* () {
@@ -168,7 +171,11 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
               regions_down: i.regions_down,
               now
             })
-            if (id !== undefined && message !== undefined) yield* note(id, message, null, i.started_at)
+            if (id === undefined) return
+            yield* metrics.incidentOpened(i.impact)
+            if (message !== undefined) yield* note(id, message, null, i.started_at)
+            // The walk's delays count from now, when the incident opened, not from its first failing check.
+            yield* escalations.start({ incidentId: id, orgId: row.org_id, targetId: row.target_id, openedAt: now })
             return
           }
           case "UpdateIncident": {
@@ -186,6 +193,7 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
             })
             const by = effect.change === "acknowledged" ? i.acknowledged_by : null
             if (message !== undefined) yield* note(id, message, by, now)
+            if (effect.change === "acknowledged") yield* escalations.stop(id, "acknowledged", now)
             return
           }
           case "CloseIncident": {
@@ -202,6 +210,7 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
               now
             })
             if (message !== undefined) yield* note(id, message, effect.resolved_by, now)
+            yield* escalations.stop(id, effect.reason, now)
             return
           }
           case "Notify": {
@@ -417,5 +426,6 @@ export class IncidentWriter extends Effect.Service<IncidentWriter>()("Signalman/
 
     return { observe, observeAll, observeResults, tickDue }
   }),
-  dependencies: [IncidentWriterRepo.Default, IncidentsRepo.Default]
+  // The escalation walks come with the writer, so whoever builds it (the worker, a test) starts and stops them.
+  dependencies: [IncidentWriterRepo.Default, IncidentsRepo.Default, escalationWalks]
 }) {}

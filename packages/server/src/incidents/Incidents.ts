@@ -26,6 +26,7 @@ import { uuidv7 } from "../infra/Ids.js"
 import { PageChanges } from "../statuspages/PageChanges.js"
 import { PageEvents } from "../subscribers/PageEvents.js"
 import { IncidentsRepo, type StoredRow } from "./Repo.js"
+import { escalationWalks, IncidentEscalations } from "./Seams.js"
 
 export type { StoredRow } from "./Repo.js"
 
@@ -91,6 +92,7 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
     const repo = yield* IncidentsRepo
     const pageEvents = yield* PageEvents
     const pageChanges = yield* PageChanges
+    const escalations = yield* IncidentEscalations
 
     const one = (orgId: OrgId, id: string) =>
       Effect.map(repo.one(orgId, id), (row) => (row === undefined ? undefined : new Incident(row)))
@@ -101,7 +103,11 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
       Effect.gen(function* () {
         const incident = yield* one(orgId, id)
         if (incident === undefined) return undefined
-        return new IncidentDetail({ ...incident, updates: yield* updates(id) })
+        return new IncidentDetail({
+          ...incident,
+          updates: yield* updates(id),
+          escalation: yield* escalations.forIncident(id)
+        })
       })
 
     const list = (orgId: OrgId, query: ListQuery) =>
@@ -321,5 +327,5 @@ export class Incidents extends Effect.Service<Incidents>()("Signalman/Incidents"
       periodsOfTarget
     }
   }),
-  dependencies: [IncidentsRepo.Default, PageEvents.Default, PageChanges.Default]
+  dependencies: [IncidentsRepo.Default, PageEvents.Default, PageChanges.Default, escalationWalks]
 }) {}

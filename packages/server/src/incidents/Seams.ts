@@ -3,11 +3,14 @@
  * delivery log. The writer and the endpoints see these small ports, not the services behind them, so each side
  * can be tested and changed alone; `layer` binds them to the real services.
  */
+import type { IncidentEscalation } from "@signalman/core/IncidentEscalation"
 import type * as Notification from "@signalman/core/Notification"
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { Escalations, type Opened } from "../escalations/Escalations.js"
+import type { StopReason } from "../escalations/Repo.js"
 import { Maintenance } from "../maintenance/Maintenance.js"
 import { Deliveries } from "../notify/Deliveries.js"
 import { Notices } from "../notify/Notices.js"
@@ -58,6 +61,29 @@ export class DeliveryLog extends Context.Tag("Signalman/DeliveryLog")<
   DeliveryLog,
   { readonly forIncident: (incidentId: string) => Effect.Effect<ReadonlyArray<Notification.Delivery>> }
 >() {}
+
+/**
+ * The incident's escalation walk (docs/on-call.md): started in the transaction that opens an incident (when its
+ * monitor binds a policy), stopped in the one that acknowledges or closes it, and read for the incident's answer.
+ */
+export class IncidentEscalations extends Context.Tag("Signalman/IncidentEscalations")<
+  IncidentEscalations,
+  {
+    readonly start: (opened: Opened) => Effect.Effect<void>
+    readonly stop: (incidentId: string, reason: StopReason, at: DateTime.Utc) => Effect.Effect<void>
+    readonly forIncident: (incidentId: string) => Effect.Effect<IncidentEscalation | null>
+  }
+>() {}
+
+/** The escalation walks of the on-call feature. */
+export const escalationWalks = Layer.effect(
+  IncidentEscalations,
+  Effect.map(Escalations, (escalations) => ({
+    start: escalations.start,
+    stop: escalations.stop,
+    forIncident: escalations.forIncident
+  }))
+).pipe(Layer.provide(Escalations.Default))
 
 /**
  * Notices into the notification outbox; an incident opening or closing is also announced to the subscribers of the

@@ -17,6 +17,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/Config.js"
+import { Metrics } from "../metrics/Metrics.js"
 import * as Spans from "../tracing/Spans.js"
 import * as Message from "./Message.js"
 import { type Claimed, NotifyRepo } from "./Repo.js"
@@ -27,12 +28,17 @@ import type * as Transport from "./Transport.js"
 const ChannelNotice = Schema.Struct({ kind: Notification.NoticeKind, payload: Notification.NoticePayload })
 const decodeChannelNotice = Schema.decodeUnknown(ChannelNotice)
 
+/** The channel kind a delivery is counted under: a page subscriber's mail, or a channel's kind (gone: `deleted`). */
+const channelKindOf = (delivery: Claimed): string =>
+  delivery.subscriber_id !== null ? "subscriber_email" : (delivery.channel_kind ?? "deleted")
+
 export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveries", {
   effect: Effect.gen(function* () {
     const repo = yield* NotifyRepo
     const sender = yield* Sender
     const subscriberMail = yield* SubscriberDelivery
     const config = yield* AppConfig
+    const metrics = yield* Metrics
     const policy: DeliveryBackoff.Policy = {
       base_ms: config["notifier.backoff_base_ms"],
       cap_ms: config["notifier.backoff_cap_ms"],
@@ -53,6 +59,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
     const record = (delivery: Claimed, outcome: Transport.Outcome, final = false) =>
       Effect.gen(function* () {
         const attempt = { id: delivery.id, attempts: delivery.attempts }
+        const kind = channelKindOf(delivery)
         // The delivery's span says how it ended (a no-op when tracing is off).
         const annotate = (ended: "delivered" | "retry" | "dead_letter") =>
           Effect.annotateCurrentSpan({
@@ -61,6 +68,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
           })
         if (outcome.ok) {
           yield* annotate("delivered")
+          yield* metrics.delivery(kind, "delivered")
           return yield* repo.delivered(attempt, outcome.status_code)
         }
         const next = final
@@ -69,13 +77,42 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
         yield* annotate(next._tag === "DeadLetter" ? "dead_letter" : "retry")
         const failure = { ...attempt, error: outcome.error, status_code: outcome.status_code }
         if (next._tag === "DeadLetter") {
+          yield* metrics.delivery(kind, "dead")
           yield* repo.dead(failure)
           yield* Effect.logWarning("Notification dead-lettered").pipe(
             Effect.annotateLogs({ delivery_id: delivery.id, attempts: delivery.attempts, error: outcome.error })
           )
           return
         }
+        yield* metrics.delivery(kind, "retried")
         yield* repo.retry(failure, next.delay_ms / 1000)
+      })
+
+    const messageOf = (delivery: Claimed) =>
+      Effect.map(
+        decodeChannelNotice({ kind: delivery.notice_kind, payload: delivery.payload }).pipe(Effect.orDie),
+        (notice) =>
+          Message.fromNotice({
+            id: delivery.notice_id,
+            kind: notice.kind,
+            created_at: delivery.notice_created_at,
+            payload: notice.payload
+          })
+      )
+
+    // A person paged by an escalation: mailed the way an email channel mails, at the address they have now.
+    const toUser = (delivery: Claimed) =>
+      Effect.gen(function* () {
+        if (delivery.user_email === null) {
+          return yield* record(delivery, { ok: false, status_code: null, error: "the user was deleted" }, true)
+        }
+        const message = yield* messageOf(delivery)
+        const outcome = yield* sender.send(
+          { kind: "email", config: { addresses: [delivery.user_email] }, secrets: null },
+          message,
+          delivery.id
+        )
+        yield* record(delivery, outcome)
       })
 
     const attempt = (delivery: Claimed) =>
@@ -92,21 +129,14 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
           )
           return yield* record(delivery, sent.outcome, sent.final)
         }
+        if (delivery.recipient_kind === "user_email") return yield* toUser(delivery)
         if (delivery.channel_kind === null || delivery.config === null) {
           return yield* record(delivery, { ok: false, status_code: null, error: "the channel was deleted" }, true)
         }
         if (delivery.enabled !== true) {
           return yield* record(delivery, { ok: false, status_code: null, error: "the channel is disabled" }, true)
         }
-        const notice = yield* decodeChannelNotice({ kind: delivery.notice_kind, payload: delivery.payload }).pipe(
-          Effect.orDie
-        )
-        const message = Message.fromNotice({
-          id: delivery.notice_id,
-          kind: notice.kind,
-          created_at: delivery.notice_created_at,
-          payload: notice.payload
-        })
+        const message = yield* messageOf(delivery)
         const outcome = yield* sender.send(
           { kind: delivery.channel_kind, config: delivery.config, secrets: delivery.secrets },
           message,
@@ -116,8 +146,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
       }).pipe(
         // Each attempt is a trace of its own, its outcome's writes inside it.
         Spans.withBackgroundSpan(Spans.DELIVERY, {
-          [Spans.DELIVERY_CHANNEL_KIND]:
-            delivery.subscriber_id !== null ? "subscriber_email" : (delivery.channel_kind ?? "deleted"),
+          [Spans.DELIVERY_CHANNEL_KIND]: channelKindOf(delivery),
           [Spans.DELIVERY_ATTEMPT]: delivery.attempts,
           [Spans.DELIVERY_ID]: delivery.id
         })

@@ -45,14 +45,15 @@ export interface StoredNotice {
 
 /** The message of a notice, as the incident stood when the notice was written. */
 export const fromNotice = (notice: StoredNotice): Message => {
-  const { target, incident, reminder } = notice.payload
+  const { target, incident, reminder, escalation } = notice.payload
   const event: Notification.WebhookEvent = {
     id: notice.id,
     type: `incident.${notice.kind}`,
     created_at: notice.created_at,
     target,
     incident,
-    reminder: notice.kind === "reminder" ? reminder : null
+    reminder: notice.kind === "reminder" ? reminder : null,
+    ...(notice.kind === "escalation" && escalation !== undefined ? { escalation } : {})
   }
   const since = `Down since ${iso(incident.started_at)}`
   const cause = incident.cause === null ? [] : [`Cause: ${incident.cause}`]
@@ -83,6 +84,19 @@ export const fromNotice = (notice: StoredNotice): Message => {
           ...cause
         ].join("\n")
       }
+    case "escalation": {
+      const page = escalation === undefined ? "" : ` (step ${escalation.step}, round ${escalation.round})`
+      return {
+        event,
+        tone: "down",
+        title: `${target.name} is down: you are paged`,
+        text: [
+          `Incident #${incident.number} is not acknowledged: escalation page${page}.`,
+          `${since} (${duration(DateTime.distance(incident.started_at, notice.created_at))}).`,
+          ...cause
+        ].join("\n")
+      }
+    }
     case "recovered":
       return {
         event,

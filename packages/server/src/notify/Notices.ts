@@ -7,7 +7,7 @@
 import type * as Notification from "@signalman/core/Notification"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../infra/Ids.js"
-import { NotifyRepo } from "./Repo.js"
+import { type Bound, NotifyRepo, type PagedUser } from "./Repo.js"
 
 /** What the incident writer hands over for one `Notify` effect. */
 export interface NewNotice {
@@ -66,7 +66,27 @@ export class Notices extends Effect.Service<Notices>()("Signalman/Notices", {
         })
       )
 
-    return { enqueue, fanOut }
+    /**
+     * An escalation page: its notice (deduplicated like any, by the monitor and `dedupe_key`) and at once one
+     * delivery per channel and per person it names, in the caller's transaction. Answers the notice's id when
+     * this call wrote it; a page whose key was there already writes nothing (undefined).
+     */
+    const page = (
+      notice: NewNotice,
+      to: {
+        readonly channels: ReadonlyArray<typeof Bound.Type>
+        readonly users: ReadonlyArray<typeof PagedUser.Type>
+      }
+    ): Effect.Effect<string | undefined> =>
+      Effect.gen(function* () {
+        const noticeId = yield* repo.enqueuePage({ id: uuidv7(), ...notice })
+        if (noticeId === undefined) return undefined
+        for (const channel of to.channels) yield* repo.toChannel(uuidv7(), noticeId, channel)
+        for (const user of to.users) yield* repo.toUser(uuidv7(), noticeId, user)
+        return noticeId
+      })
+
+    return { enqueue, fanOut, page }
   }),
   dependencies: [NotifyRepo.Default]
 }) {}

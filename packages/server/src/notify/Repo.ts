@@ -31,7 +31,10 @@ export const Claimed = Schema.Struct({
   subscriber_id: Schema.NullOr(Schema.String),
   subscriber_email: Schema.NullOr(Schema.String),
   unsubscribe_token_sealed: Schema.NullOr(Schema.String),
-  subscriber_inactive: Schema.NullOr(Schema.Boolean)
+  subscriber_inactive: Schema.NullOr(Schema.Boolean),
+  /** What the delivery was addressed to when written: a channel's kind, `subscriber_email` or `user_email`. */
+  recipient_kind: Schema.String,
+  user_email: Schema.NullOr(Schema.String)
 })
 export type Claimed = typeof Claimed.Type
 
@@ -68,6 +71,9 @@ export const Pending = Schema.Struct({
 /** A channel bound to a monitor and enabled, in the order of its bindings. */
 export const Bound = Schema.Struct({ id: Schema.String, name: Schema.String, kind: Schema.String })
 
+/** A person paged by mail (an escalation page); the address is copied for the log and read again at send time. */
+export const PagedUser = Schema.Struct({ id: Schema.String, email: Schema.String })
+
 /** Which claim an outcome is for: written only while the delivery is still pending at that attempt. */
 export const Attempt = Schema.Struct({ id: Schema.String, attempts: Schema.Int })
 
@@ -86,6 +92,29 @@ export class NotifyRepo extends Effect.Service<NotifyRepo>()("Signalman/NotifyRe
           ${notice.payload}::jsonb, ${notice.dedupe_key})
         ON CONFLICT (target_id, dedupe_key) DO NOTHING
         RETURNING id::text AS id
+      `
+    })
+
+    // An escalation page names its recipients itself: the notice is written fanned out, with its deliveries.
+    const enqueuePage = SqlSchema.findAll({
+      Request: NewNotice,
+      Result: Id,
+      execute: (notice) => sql`
+        INSERT INTO notices (id, org_id, target_id, incident_id, kind, payload, dedupe_key, fanned_out_at)
+        VALUES (${notice.id}, ${notice.org_id}, ${notice.target_id}, ${notice.incident_id}, ${notice.kind},
+          ${notice.payload}::jsonb, ${notice.dedupe_key}, now())
+        ON CONFLICT (target_id, dedupe_key) DO NOTHING
+        RETURNING id::text AS id
+      `
+    })
+
+    const toUser = SqlSchema.void({
+      Request: Schema.Struct({ id: Schema.String, notice_id: Schema.String, user: PagedUser }),
+      execute: ({ id, notice_id, user }) => sql`
+        INSERT INTO deliveries (id, notice_id, channel_id, channel_name, channel_kind, status, next_attempt_at,
+          user_id)
+        VALUES (${id}, ${notice_id}, NULL, ${user.email}, 'user_email', 'pending', now(), ${user.id})
+        ON CONFLICT (notice_id, user_id) WHERE user_id IS NOT NULL DO NOTHING
       `
     })
 
@@ -182,9 +211,10 @@ export class NotifyRepo extends Effect.Service<NotifyRepo>()("Signalman/NotifyRe
         SELECT d.id::text AS id, d.attempts, n.id::text AS notice_id, n.kind AS notice_kind, n.payload,
           n.created_at AS notice_created_at, c.kind AS channel_kind, c.config, c.secrets, c.enabled,
           d.subscriber_id::text AS subscriber_id, s.email AS subscriber_email, s.unsubscribe_token_sealed,
-          (s.unsubscribed_at IS NOT NULL OR s.confirmed_at IS NULL) AS subscriber_inactive
+          (s.unsubscribed_at IS NOT NULL OR s.confirmed_at IS NULL) AS subscriber_inactive,
+          d.channel_kind AS recipient_kind, u.email AS user_email
         FROM deliveries d JOIN notices n ON n.id = d.notice_id LEFT JOIN channels c ON c.id = d.channel_id
-          LEFT JOIN status_page_subscribers s ON s.id = d.subscriber_id
+          LEFT JOIN status_page_subscribers s ON s.id = d.subscriber_id LEFT JOIN users u ON u.id = d.user_id
         WHERE d.id IN ${sql.in(ids)}
       `
     })
@@ -249,6 +279,15 @@ export class NotifyRepo extends Effect.Service<NotifyRepo>()("Signalman/NotifyRe
       /** Records a notice once; true when this call inserted it, false when its key was there already. */
       enqueue: (notice: typeof NewNotice.Type) =>
         Effect.map(Effect.orDie(enqueue(notice)), (rows) => rows.length === 1),
+      /**
+       * Records an escalation page's notice once, already fanned out (its deliveries are written by the caller with
+       * `toChannel` and `toUser`); the notice's id when this call inserted it, undefined when its key was there.
+       */
+      enqueuePage: (notice: typeof NewNotice.Type) =>
+        Effect.map(Effect.orDie(enqueuePage(notice)), (rows) => rows[0]?.id),
+      /** A delivery of the notice to a person by mail. */
+      toUser: (id: string, noticeId: string, user: typeof PagedUser.Type) =>
+        Effect.orDie(toUser({ id, notice_id: noticeId, user })),
       /** Up to `limit` notices not fanned out, locked; those another worker holds are skipped. */
       pending: (limit: number) => Effect.orDie(pending(limit)),
       /** The page's subscribers confirmed and still subscribed at this moment. */

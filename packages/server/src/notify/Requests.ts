@@ -207,6 +207,12 @@ const sms = (config: Channel.Settings & { kind: "sms" }, message: Message, endpo
   )
 }
 
+// An escalation page reaches people who set nothing up themselves: the footer says why it came and how it stops.
+const mailFooter = (message: Message) =>
+  message.event.type === "incident.escalation"
+    ? "Sent by Signalman: the monitor's escalation policy pages you until someone acknowledges the incident."
+    : "Sent by Signalman for the notification channel you set up."
+
 /**
  * The requests a delivery makes, in order (an sms channel makes one per number), or why it cannot be made.
  * `deliveryId` is the webhook's idempotency key: the same on every retry of one delivery.
@@ -225,7 +231,7 @@ export const build = (
           _tag: "Mail",
           to: settings.config.addresses,
           subject: `[Signalman] ${message.title}`,
-          text: `${message.text}\n\n-- \nSent by Signalman for the notification channel you set up.`
+          text: `${message.text}\n\n-- \n${mailFooter(message)}`
         }
       ])
     case "webhook": {

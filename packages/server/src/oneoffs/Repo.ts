@@ -5,6 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import { CheckKind } from "@signalman/core/CheckSpec"
 import { OrgId } from "@signalman/core/Identity"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -67,6 +68,8 @@ export const Open = Schema.Struct({
   id: Schema.String,
   org_id: OrgId,
   target_id: Schema.NullOr(Schema.String),
+  /** The monitor's kind, while it exists (a check-now's; null for a one-off test of a check). */
+  kind: Schema.NullOr(CheckKind),
   created_at: Schema.DateFromSelf
 })
 export type Open = typeof Open.Type
@@ -171,8 +174,9 @@ export class OneOffsRepo extends Effect.Service<OneOffsRepo>()("Signalman/OneOff
       Request: Schema.Struct({ ids: Schema.Array(Schema.String), agent_id: Schema.String }),
       Result: Open,
       execute: ({ ids, agent_id }) => sql`
-        SELECT id::text AS id, org_id, target_id::text AS target_id, created_at FROM one_off_runs
-        WHERE id = ANY(${ids}::uuid[]) AND agent_id = ${agent_id}::uuid AND answered_at IS NULL
+        SELECT o.id::text AS id, o.org_id, o.target_id::text AS target_id, t.kind, o.created_at
+        FROM one_off_runs o LEFT JOIN targets t ON t.id = o.target_id
+        WHERE o.id = ANY(${ids}::uuid[]) AND o.agent_id = ${agent_id}::uuid AND o.answered_at IS NULL
       `
     })
 

@@ -44,7 +44,9 @@ const byQuota = (counts: PooledCounts): Partial<Record<Plan.QuotaName, number>> 
   max_pending_invitations: counts.invitations,
   max_notification_channels: counts.channels,
   max_maintenance_windows: counts.maintenance,
-  max_shared_monitors: counts.shared_monitors
+  max_shared_monitors: counts.shared_monitors,
+  max_escalation_policies: counts.escalation_policies,
+  max_on_call_schedules: counts.on_call_schedules
 })
 
 export const pooledQuotas = [

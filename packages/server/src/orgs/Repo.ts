@@ -40,7 +40,9 @@ export const PooledCounts = Schema.Struct({
   invitations: Schema.Int,
   channels: Schema.Int,
   maintenance: Schema.Int,
-  shared_monitors: Schema.Int
+  shared_monitors: Schema.Int,
+  escalation_policies: Schema.Int,
+  on_call_schedules: Schema.Int
 })
 export type PooledCounts = typeof PooledCounts.Type
 
@@ -145,7 +147,11 @@ export class OrgsRepo extends Effect.Service<OrgsRepo>()("Signalman/OrgsRepo", {
               AND w.ends_at > now())::int AS maintenance,
           (SELECT count(DISTINCT s.target_id) FROM monitor_shares s JOIN orgs o ON o.id = s.org_id
             WHERE s.account_id = ${accountId} AND o.deleted_at IS NULL AND s.revoked_at IS NULL
-              AND (s.expires_at IS NULL OR s.expires_at > now()))::int AS shared_monitors
+              AND (s.expires_at IS NULL OR s.expires_at > now()))::int AS shared_monitors,
+          (SELECT count(*) FROM escalation_policies p JOIN orgs o ON o.id = p.org_id
+            WHERE p.account_id = ${accountId} AND o.deleted_at IS NULL)::int AS escalation_policies,
+          (SELECT count(*) FROM on_call_schedules c JOIN orgs o ON o.id = c.org_id
+            WHERE c.account_id = ${accountId} AND o.deleted_at IS NULL)::int AS on_call_schedules
       `
     })
 

@@ -39,14 +39,15 @@ import { AppConfig, publicBaseUrl } from "../config/Config.js"
 import { CredentialEvents } from "../credentials/CredentialEvents.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Plans } from "../limits/Plans.js"
+import * as Series from "../metrics/Series.js"
 import { WaysIn } from "../oauth/WaysIn.js"
 import { type PasskeyRow, PasskeysRepo } from "./Repo.js"
 
 /** Raised when an authenticator's signature counter, once counting, stands still or goes back. */
-export const counterStalled = Metric.counter("signalman_passkey_counter_stalled_total", {
-  description: "Passkey sign-ins whose signature counter stood still or went back (checked, not enforced)",
-  incremental: true
-})
+export const counterStalled = Series.counter(
+  "signalman_passkey_counter_stalled_total",
+  "Passkey sign-ins whose signature counter stood still or went back (checked, not enforced)"
+)
 
 const RP_NAME = "Signalman"
 const TIMEOUT_MS = Core.CEREMONY_MINUTES * 60_000

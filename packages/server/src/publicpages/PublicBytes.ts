@@ -147,7 +147,8 @@ const build = (encoded: Encoded, coding: Coding, cacheControl: string, notModifi
     ...encoded.headers,
     "cache-control": cacheControl,
     etag: encoded.etag(coding),
-    vary: "Accept-Encoding"
+    // An answer that also depends on other request headers (a negotiated page: `Accept`) names them in its own.
+    vary: encoded.headers["vary"] === undefined ? "Accept-Encoding" : `${encoded.headers["vary"]}, Accept-Encoding`
   }
   const body = notModified ? undefined : encoded.bytes(coding)
   if (body !== undefined) {

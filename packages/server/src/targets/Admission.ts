@@ -1,10 +1,11 @@
 /**
  * What a monitor must pass before it is stored, beyond its shape: the check's own rules (`Validation`), the rules
- * that need the plan (`TargetRules`), its alert bindings, and its regions. One place, so a create, each item of a
+ * that need the plan (`TargetRules`), its alert bindings, its regions, and its escalation policy (the org's default
+ * when a create names none; the on-call gates when a write changes it). One place, so a create, each item of a
  * bulk create, and each copy of a duplicate are judged alike.
  */
 import * as ApiError from "@signalman/core/ApiError"
-import type { ActiveOrg } from "@signalman/core/api/Authentication"
+import type { ActiveOrg, CallerShape } from "@signalman/core/api/Authentication"
 import type * as Plan from "@signalman/core/Plan"
 import * as PlanLimits from "@signalman/core/PlanLimits"
 import type { CreateTarget } from "@signalman/core/Target"
@@ -15,6 +16,7 @@ import * as Option from "effect/Option"
 import { Abuse } from "../abuse/Abuse.js"
 import { AppConfig } from "../config/Config.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import * as Gates from "../oncall/Gates.js"
 import type { Variables } from "../variables/Variables.js"
 import { TargetsRepo } from "./Repo.js"
 import * as Validation from "./Validation.js"
@@ -43,6 +45,8 @@ export interface Writer {
   readonly org: ActiveOrg
   readonly plan: Plan.Plan
   readonly userId: string
+  /** How the caller signed in: binding an escalation policy asks a token for `oncall:write` (`oncall/Gates`). */
+  readonly credential: CallerShape["credential"]
 }
 
 export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmission", {
@@ -110,11 +114,39 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
         }
       })
 
+    /** The org's default escalation policy, which a create that names none takes (read once per request). */
+    const defaultPolicy = (org: ActiveOrg) => repo.defaultPolicy(org.id)
+
+    /** The policy names one of the org's (400 VALIDATION_FAILED on `escalation_policy_id` otherwise). */
+    const checkPolicy = (org: ActiveOrg, id: string | null) =>
+      Effect.gen(function* () {
+        if (id === null || (yield* repo.policyIds(org.id, [id])).has(id)) return
+        return yield* Effect.fail(
+          ApiError.make("VALIDATION_FAILED", "No escalation policy of this org has this id", {
+            field: "escalation_policy_id"
+          })
+        )
+      })
+
+    /**
+     * A monitor's policy changing from `current` to `wanted` (both lower case): binding or unbinding one is an
+     * on-call write, so the caller must pass the on-call gates (refusals name `escalation_policy_id`); keeping
+     * what it would be anyway asks nothing, so a monitor read and sent back unchanged is no on-call write.
+     */
+    const changePolicy = (writer: Writer, current: string | null, wanted: string | null) =>
+      wanted === current
+        ? Effect.void
+        : Effect.zipRight(
+            Gates.check(writer.credential, writer.org.role, writer.plan, "escalation_policy_id"),
+            checkPolicy(writer.org, wanted)
+          )
+
     /** A create body as the target to store, or the first rule it breaks (fields relative to the body). */
     const create = (
       writer: Writer,
       body: CreateTarget,
-      index: RegionIndex
+      index: RegionIndex,
+      fallbackPolicy: string | null
     ): Effect.Effect<TargetRules.ResolvedTarget, ApiError.ApiError, Variables> =>
       Effect.gen(function* () {
         yield* Validation.checkSpec(body.check, allowPrivate, writer.org.id)
@@ -132,6 +164,9 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
           "regions"
         )
         if (Option.isSome(unplaced)) return yield* Effect.fail(unplaced.value)
+        // Omitted, the org's default; named (or null), an on-call write unless it is the default anyway.
+        if (body.escalation_policy_id === undefined) return { ...resolved.right, escalation_policy_id: fallbackPolicy }
+        yield* changePolicy(writer, fallbackPolicy, resolved.right.escalation_policy_id)
         return resolved.right
       })
 
@@ -139,12 +174,23 @@ export class Admission extends Effect.Service<Admission>()("Signalman/TargetAdmi
     const createMany = (writer: Writer, bodies: ReadonlyArray<CreateTarget>) =>
       Effect.gen(function* () {
         const index = yield* enabledRegions
+        const fallback = yield* defaultPolicy(writer.org)
         return yield* Effect.forEach(bodies, (body, i) =>
-          create(writer, body, index).pipe(Effect.mapError((e) => ApiError.underField(e, `targets[${i}].`)))
+          create(writer, body, index, fallback).pipe(Effect.mapError((e) => ApiError.underField(e, `targets[${i}].`)))
         )
       })
 
-    return { allowPrivate, abuse, enabledRegions, checkRegions, checkAlerts, create, createMany }
+    return {
+      allowPrivate,
+      abuse,
+      enabledRegions,
+      checkRegions,
+      checkAlerts,
+      defaultPolicy,
+      changePolicy,
+      create,
+      createMany
+    }
   }),
   dependencies: [TargetsRepo.Default, QuotaEvents.Default]
 }) {}

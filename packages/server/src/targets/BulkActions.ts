@@ -9,6 +9,7 @@ import type { WriteSource } from "@signalman/core/Target"
 import * as TargetRules from "@signalman/core/TargetRules"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Gates from "../oncall/Gates.js"
 import { Admission, type Writer } from "./Admission.js"
 import { References } from "./References.js"
 import { type TargetRow, TargetsRepo } from "./Repo.js"
@@ -56,6 +57,10 @@ export class BulkActions extends Effect.Service<BulkActions>()("Signalman/Target
               )
             )
         }
+        // Binding or unbinding a policy is an on-call write, whatever the monitors held before.
+        if (body.action === "set-escalation-policy") {
+          yield* Gates.check(writer.credential, writer.org.role, writer.plan, "escalation_policy_id")
+        }
         const ids = [...new Set(body.ids)]
         return yield* repo.transaction(
           Effect.gen(function* () {
@@ -90,6 +95,14 @@ export class BulkActions extends Effect.Service<BulkActions>()("Signalman/Target
             const alerts = (body.channel_ids ?? []).map((channel_id) => ({ channel_id }))
             yield* references.lockAndVerify(writer.org.id, [{ variable_keys: [], alerts }])
             yield* repo.setAlerts({ ids, write_source: source, alerts })
+            break
+          }
+          case "set-escalation-policy": {
+            const policy = body.escalation_policy_id?.toLowerCase() ?? null
+            yield* references.lockAndVerify(writer.org.id, [
+              { variable_keys: [], alerts: [], escalation_policy_id: policy }
+            ])
+            yield* repo.setEscalationPolicy({ ids, write_source: source, escalation_policy_id: policy })
             break
           }
           case "tag-add":

@@ -36,6 +36,7 @@ export class Changes extends Effect.Service<Changes>()("Signalman/TargetChanges"
         if (Either.isLeft(resolved)) return yield* Effect.fail(Validation.toApiError(resolved.left))
         yield* admission.checkAlerts(org, resolved.right.alerts)
         yield* admission.checkRegions(writer, resolved.right.regions, yield* admission.enabledRegions)
+        yield* admission.changePolicy(writer, row.escalation_policy_id, resolved.right.escalation_policy_id)
         const updated = yield* targets.update(org, id, resolved.right, source, managedBy)
         return updated === undefined ? yield* Effect.fail(notFound) : toTarget(updated)
       })

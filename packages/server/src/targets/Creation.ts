@@ -84,7 +84,12 @@ export class Creation extends Effect.Service<Creation>()("Signalman/TargetCreati
         Target.Target,
         (record) =>
           Effect.gen(function* () {
-            const target = yield* admission.create(writer, body, yield* admission.enabledRegions)
+            const target = yield* admission.create(
+              writer,
+              body,
+              yield* admission.enabledRegions,
+              yield* admission.defaultPolicy(writer.org)
+            )
             return yield* insert(
               writer,
               [target],

@@ -2,7 +2,8 @@
  * The copies of a stored monitor (service-api.md "Duplicate rules"): each copy is the stored row with its check
  * (credentials included) pointed at the copy's address, judged as a create would judge that check. Interval,
  * regions, paused state, tags, group, alert bindings and region policy come from the row as stored, even where
- * the plan now allows less. Status page components, share links and history are not copied.
+ * the plan now allows less; the escalation policy only as rule 3 allows. Status page components, share links and
+ * history are not copied.
  */
 import * as ApiError from "@signalman/core/ApiError"
 import * as TargetCopy from "@signalman/core/TargetCopy"
@@ -10,6 +11,7 @@ import * as TargetRules from "@signalman/core/TargetRules"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Gates from "../oncall/Gates.js"
 import type { Variables } from "../variables/Variables.js"
 import { Admission, type Writer } from "./Admission.js"
 import { type TargetRow, Targets } from "./Targets.js"
@@ -31,6 +33,10 @@ export class Duplicates extends Effect.Service<Duplicates>()("Signalman/TargetDu
         const index = yield* admission.enabledRegions
         const unplaced = TargetRules.placement(check.type, row.regions, (r) => index.flowCapable.has(r))
         if (Option.isSome(unplaced)) return yield* Effect.fail(unplaced.value)
+        // Rule 3: the source's policy only for a caller who could bind it (owner, on-call plan, oncall:write);
+        // otherwise the org's default, if any.
+        const mayBind = Option.isNone(Gates.refusal(writer.credential, writer.org.role, writer.plan))
+        const policy = mayBind ? source.escalation_policy_id : yield* admission.defaultPolicy(writer.org)
         return yield* Effect.forEach(requests, (request, i) =>
           Effect.gen(function* () {
             const addressed = TargetCopy.withAddress(check, request.address)
@@ -40,7 +46,7 @@ export class Duplicates extends Effect.Service<Duplicates>()("Signalman/TargetDu
             yield* admission.abuse.check(addressed.right)
             const copy = TargetRules.resolveCopy(source, { name: request.name, check: addressed.right }, writer.plan)
             if (Either.isLeft(copy)) return yield* Effect.fail(Validation.toApiError(copy.left))
-            return copy.right
+            return { ...copy.right, escalation_policy_id: policy }
           }).pipe(Effect.mapError((e) => ApiError.underField(e, `copies[${i}].`)))
         )
       })

@@ -6,7 +6,6 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { SignalmanApi } from "@signalman/core/api/Api"
-import { Caller } from "@signalman/core/api/Authentication"
 import { MAX_BULK_TARGETS } from "@signalman/core/api/Targets"
 import * as BulkAction from "@signalman/core/BulkAction"
 import * as ManagedBy from "@signalman/core/ManagedBy"
@@ -19,21 +18,20 @@ import { requireOrg, requireScope } from "../auth/Policy.js"
 import { writeSource } from "../http/WriteSource.js"
 import { Plans } from "../limits/Plans.js"
 import { Variables } from "../variables/Variables.js"
-import type { Writer } from "./Admission.js"
 import * as Advisories from "./Advisories.js"
 import * as BatchSize from "./BatchSize.js"
 import { BulkActions } from "./BulkActions.js"
 import { Changes } from "./Changes.js"
 import { CheckTest } from "./CheckTest.js"
 import { Creation } from "./Creation.js"
+import { currentWriter } from "./CurrentWriter.js"
 import { IncidentPeriods } from "./IncidentPeriods.js"
+import * as Listing from "./Listing.js"
 import { Regions } from "./Regions.js"
-import { toTarget } from "./Stored.js"
 import { notFound, Targets } from "./Targets.js"
 
 export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
   Effect.gen(function* () {
-    const plans = yield* Plans
     const targets = yield* Targets
     const creation = yield* Creation
     const changes = yield* Changes
@@ -41,13 +39,6 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
     const checkTest = yield* CheckTest
     const bulkActions = yield* BulkActions
     const incidentPeriods = yield* IncidentPeriods
-
-    const currentWriter = Effect.gen(function* () {
-      const caller = yield* Caller
-      const org = yield* requireOrg
-      const plan = yield* plans.forAccount(org.accountId)
-      return { org, plan, userId: caller.user.id } satisfies Writer
-    })
 
     return handlers
       .handle("test", ({ payload }) =>
@@ -82,19 +73,8 @@ export const layer = HttpApiBuilder.group(SignalmanApi, "targets", (handlers) =>
           return { updated: yield* bulkActions.apply(yield* currentWriter, payload, yield* writeSource) }
         })
       )
-      .handle("list", ({ urlParams }) =>
-        Effect.gen(function* () {
-          const page = yield* targets.list(yield* requireOrg, urlParams)
-          const data = yield* Advisories.attach(page.rows.map(toTarget))
-          return { data, total: page.total, limit: urlParams.limit, offset: urlParams.offset }
-        })
-      )
-      .handle("get", ({ path }) =>
-        Effect.gen(function* () {
-          const row = yield* targets.one(yield* requireOrg, path.id)
-          return row === undefined ? yield* Effect.fail(notFound) : yield* Advisories.attachOne(toTarget(row))
-        })
-      )
+      .handle("list", ({ urlParams }) => Listing.page(urlParams))
+      .handle("get", ({ path }) => Listing.one(path.id))
       .handle("update", ({ path, payload, headers }) =>
         Effect.gen(function* () {
           const managedBy = yield* ManagedBy.fromHeaders(headers)

@@ -1,7 +1,7 @@
 /**
- * What a monitor refers to by name or id, outside its own row: the org's variables (`{{key}}`) and notification
- * channels (alert bindings). Both are checked before a write, but a variable or channel deleted between that check
- * and the write's commit would leave a monitor pointing at nothing. So every write that stores references, and
+ * What a monitor refers to by name or id, outside its own row: the org's variables (`{{key}}`), notification
+ * channels (alert bindings) and escalation policy. Each is checked before a write, but one deleted between that
+ * check and the write's commit would leave a monitor pointing at nothing. So every write that stores references, and
  * every delete of a referenced thing, takes the org's reference lock inside its transaction; the write then checks
  * again under the lock, when no delete can slip in.
  */
@@ -10,10 +10,11 @@ import type { OrgId } from "@signalman/core/Identity"
 import * as Effect from "effect/Effect"
 import { TargetsRepo } from "./Repo.js"
 
-/** What a monitor names: its variable keys and its alert bindings. */
+/** What a monitor names: its variable keys, its alert bindings and its escalation policy. */
 export interface Referencing {
   readonly variable_keys: ReadonlyArray<string>
   readonly alerts: ReadonlyArray<{ readonly channel_id: string }>
+  readonly escalation_policy_id?: string | null
 }
 
 export class References extends Effect.Service<References>()("Signalman/TargetReferences", {
@@ -49,6 +50,21 @@ export class References extends Effect.Service<References>()("Signalman/TargetRe
                 "A bound notification channel was deleted while this monitor was saved",
                 { details: { channel_id: missing } }
               )
+            )
+          }
+        }
+        const policies = [
+          ...new Set(monitors.flatMap((m) => (m.escalation_policy_id ? [m.escalation_policy_id.toLowerCase()] : [])))
+        ]
+        if (policies.length > 0) {
+          const present = yield* repo.policyIds(orgId, policies)
+          const missing = policies.find((id) => !present.has(id))
+          if (missing !== undefined) {
+            return yield* Effect.fail(
+              ApiError.make("VALIDATION_FAILED", "No escalation policy of this org has this id", {
+                field: "escalation_policy_id",
+                details: { escalation_policy_id: missing }
+              })
             )
           }
         }

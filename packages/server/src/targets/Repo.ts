@@ -41,7 +41,8 @@ const definition = {
   renotify_interval_secs: Schema.Number,
   recovery_period_secs: Schema.Number,
   region_policy: RegionPolicy,
-  regions: Schema.Array(Schema.String)
+  regions: Schema.Array(Schema.String),
+  escalation_policy_id: Schema.NullOr(Schema.String)
 }
 
 /** A stored monitor as the services read it. */
@@ -146,16 +147,16 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
         INSERT INTO targets (id, org_id, account_id, created_by, name, kind, check_spec, credentials,
           interval_secs, enabled, tags, group_name, alerts, alert_confirmations, notify_recovery,
           renotify_interval_secs, recovery_period_secs, region_policy, regions, variable_keys, write_source,
-          managed_by_project, managed_by_key)
+          managed_by_project, managed_by_key, escalation_policy_id)
         SELECT r.id, ${w.org_id}, ${w.account_id}, ${w.created_by}, r.name, r.kind, r.check_spec, r.credentials,
           r.interval_secs, r.enabled, r.tags, r.group_name, r.alerts, r.alert_confirmations, r.notify_recovery,
           r.renotify_interval_secs, r.recovery_period_secs, r.region_policy, r.regions, r.variable_keys,
-          ${w.write_source}, r.managed_by_project, r.managed_by_key
+          ${w.write_source}, r.managed_by_project, r.managed_by_key, r.escalation_policy_id
         FROM jsonb_to_recordset(${w.rows}::jsonb) AS r(id uuid, name text, kind text,
           check_spec jsonb, credentials text, interval_secs integer, enabled boolean, tags text[],
           group_name text, alerts jsonb, alert_confirmations integer, notify_recovery boolean,
           renotify_interval_secs integer, recovery_period_secs integer, region_policy jsonb, regions text[],
-          variable_keys text[], managed_by_project text, managed_by_key text)
+          variable_keys text[], managed_by_project text, managed_by_key text, escalation_policy_id uuid)
       `
     })
 
@@ -188,6 +189,7 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
           alert_confirmations = ${c.alert_confirmations}, notify_recovery = ${c.notify_recovery},
           renotify_interval_secs = ${c.renotify_interval_secs}, recovery_period_secs = ${c.recovery_period_secs},
           region_policy = ${c.region_policy}::jsonb, variable_keys = ${c.variable_keys},
+          escalation_policy_id = ${c.escalation_policy_id},
           ${ManagedColumns.stamp(sql, c.managed_by)} write_source = ${c.write_source}, updated_at = now()
         WHERE id = ${c.id} AND org_id = ${c.org_id}
         RETURNING *
@@ -282,6 +284,14 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
         sql`UPDATE targets SET alerts = ${r.alerts}::jsonb, ${stamp(r.write_source)} WHERE id = ANY(${r.ids}::uuid[])`
     })
 
+    const setEscalationPolicy = SqlSchema.void({
+      Request: Schema.Struct({ ...Stamp, escalation_policy_id: Schema.NullOr(Schema.String) }),
+      execute: (r) => sql`
+        UPDATE targets SET escalation_policy_id = ${r.escalation_policy_id}, ${stamp(r.write_source)}
+        WHERE id = ANY(${r.ids}::uuid[])
+      `
+    })
+
     const setTags = SqlSchema.void({
       Request: Schema.Struct({
         write_source: Target.WriteSource,
@@ -326,6 +336,19 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       Result: Id,
       execute: ({ org_id, ids }) =>
         sql`SELECT id::text AS id FROM channels WHERE org_id = ${org_id} AND id = ANY(${ids}::uuid[])`
+    })
+
+    const policyIds = SqlSchema.findAll({
+      Request: Schema.Struct({ org_id: OrgId, ids: Ids }),
+      Result: Id,
+      execute: ({ org_id, ids }) =>
+        sql`SELECT id::text AS id FROM escalation_policies WHERE org_id = ${org_id} AND id = ANY(${ids}::uuid[])`
+    })
+
+    const defaultPolicy = SqlSchema.findOne({
+      Request: OrgId,
+      Result: Schema.Struct({ id: Schema.NullOr(Schema.String) }),
+      execute: (orgId) => sql`SELECT default_escalation_policy_id::text AS id FROM orgs WHERE id = ${orgId}`
     })
 
     const regionsNamed = SqlSchema.findAll({
@@ -400,6 +423,8 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       setEnabled: (request: Parameters<typeof setEnabled>[0]) => Effect.orDie(setEnabled(request)),
       setGroup: (request: Parameters<typeof setGroup>[0]) => Effect.orDie(setGroup(request)),
       setAlerts: (request: Parameters<typeof setAlerts>[0]) => Effect.orDie(setAlerts(request)),
+      setEscalationPolicy: (request: Parameters<typeof setEscalationPolicy>[0]) =>
+        Effect.orDie(setEscalationPolicy(request)),
       setTags: (request: Parameters<typeof setTags>[0]) => Effect.orDie(setTags(request)),
       setIntervals: (request: Parameters<typeof setIntervals>[0]) => Effect.orDie(setIntervals(request)),
       setRegions: (request: Parameters<typeof setRegions>[0]) => Effect.orDie(setRegions(request)),
@@ -409,6 +434,12 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       /** Which of these ids (lowercase) name a channel of the org. */
       channelIds: (orgId: OrgId, ids: ReadonlyArray<string>) =>
         Effect.map(Effect.orDie(channelIds({ org_id: orgId, ids })), (rows) => new Set(rows.map((r) => r.id))),
+      /** Which of these ids (lowercase) name an escalation policy of the org. */
+      policyIds: (orgId: OrgId, ids: ReadonlyArray<string>) =>
+        Effect.map(Effect.orDie(policyIds({ org_id: orgId, ids })), (rows) => new Set(rows.map((r) => r.id))),
+      /** The org's default escalation policy (lower case), or null. */
+      defaultPolicy: (orgId: OrgId) =>
+        Effect.map(Effect.orDie(defaultPolicy(orgId)), (row) => (Option.isSome(row) ? row.value.id : null)),
       /** The regions with these ids, in the order given (unknown ids left out). */
       regionsNamed: (ids: ReadonlyArray<string>) =>
         ids.length === 0
@@ -425,8 +456,8 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
   /**
    * An in-memory repository for unit tests of the monitors' rules: every org's monitors in one store, with the
    * account each was made under. `orgs` names the orgs pending deletion (`deletedOrgs`, not counted toward their
-   * account's quota); `variables` and `channels` give each org's variable keys and channel ids (lower case) for the
-   * reference checks; `regions` the probe regions (by default one enabled `local` region, not flow-capable);
+   * account's quota); `variables`, `channels` and `policies` give each org's variable keys, channel ids and
+   * escalation policy ids (lower case) for the reference checks, `defaultPolicies` each org's default policy; `regions` the probe regions (by default one enabled `local` region, not flow-capable);
    * `pingTokens` collects the tokens minted for heartbeats. Transactions run one at a time (what the account's and
    * the org's locks settle to), share one clock reading (the database's `now()`), and a failed one leaves the store
    * as it was. Lists order by `created_at` then id, newest first; tags by code point, not the database's collation.
@@ -437,6 +468,8 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
       readonly deletedOrgs?: ReadonlyArray<string>
       readonly variables?: Readonly<Record<string, ReadonlyArray<string>>>
       readonly channels?: Readonly<Record<string, ReadonlyArray<string>>>
+      readonly policies?: Readonly<Record<string, ReadonlyArray<string>>>
+      readonly defaultPolicies?: Readonly<Record<string, string>>
       readonly regions?: ReadonlyArray<
         typeof Region.Encoded & { readonly enabled?: boolean; readonly flow_capable?: boolean }
       >
@@ -660,6 +693,8 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
           setEnabled: (r) => write(r.ids, r.write_source, () => ({ enabled: r.enabled })),
           setGroup: (r) => write(r.ids, r.write_source, () => ({ group_name: r.group_name })),
           setAlerts: (r) => write(r.ids, r.write_source, () => ({ alerts: r.alerts })),
+          setEscalationPolicy: (r) =>
+            write(r.ids, r.write_source, () => ({ escalation_policy_id: r.escalation_policy_id })),
           setTags: (r) =>
             Effect.forEach(r.changes, (c) => write([c.id], r.write_source, () => ({ tags: c.tags })), {
               discard: true
@@ -677,6 +712,9 @@ export class TargetsRepo extends Effect.Service<TargetsRepo>()("Signalman/Target
             Effect.sync(() => new Set(keys.filter((key) => (options.variables?.[orgId] ?? []).includes(key)))),
           channelIds: (orgId, ids) =>
             Effect.sync(() => new Set(ids.filter((id) => (options.channels?.[orgId] ?? []).includes(id)))),
+          defaultPolicy: (orgId) => Effect.succeed(options.defaultPolicies?.[orgId] ?? null),
+          policyIds: (orgId, ids) =>
+            Effect.sync(() => new Set(ids.filter((id) => (options.policies?.[orgId] ?? []).includes(id)))),
           regionsNamed: (ids) =>
             Effect.sync(() => ids.flatMap((id) => regions.filter((r) => r.region.id === id).map((r) => r.region))),
           enabledRegions: Effect.sync(() => enabled.map((r) => r.region)),

@@ -28,7 +28,8 @@ export const withCheck = (row: TargetRow, check: CheckSpec): ResolvedTarget => (
   renotify_interval_secs: row.renotify_interval_secs,
   recovery_period_secs: row.recovery_period_secs,
   region_policy: row.region_policy,
-  regions: row.regions
+  regions: row.regions,
+  escalation_policy_id: row.escalation_policy_id
 })
 
 /** A stored row with its redacted check, for the rules that need only the check's kind and window. */
@@ -56,5 +57,6 @@ export const toTarget = (row: TargetRow): Target.Target =>
     renotify_interval_secs: row.renotify_interval_secs,
     recovery_period_secs: row.recovery_period_secs,
     region_policy: row.region_policy,
-    regions: row.regions
+    regions: row.regions,
+    escalation_policy_id: row.escalation_policy_id
   })

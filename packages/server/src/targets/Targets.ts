@@ -85,6 +85,7 @@ export class Targets extends Effect.Service<Targets>()("Signalman/Targets", {
       recovery_period_secs: target.recovery_period_secs,
       region_policy: target.region_policy,
       regions: [...target.regions],
+      escalation_policy_id: target.escalation_policy_id,
       // Read from the full check: the redacted check_spec hides flow fill values, which may reference a key.
       variable_keys: [...Variables.keys(target.check)]
     })

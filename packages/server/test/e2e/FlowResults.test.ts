@@ -82,6 +82,7 @@ const setup = Effect.gen(function* () {
         (run): Pending => ({
           targetId,
           orgId: alice.org.id,
+          kind: "flow",
           source: "scheduled",
           blocked: false,
           weightSecs: 300,

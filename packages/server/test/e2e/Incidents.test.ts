@@ -3,7 +3,6 @@
  * scheduler that will feed it is not part of this service yet), the rows and notices it writes, and the incident
  * endpoints with every refusal.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, expect } from "@effect/vitest"
 import {
   DeliveryLog,
@@ -18,18 +17,11 @@ import type { CheckStatus } from "@signalman/core/CheckResult"
 import { Target } from "@signalman/core/Target"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import { IncidentWriter } from "../../src/incidents/IncidentWriter.js"
-import * as IncidentSeams from "../../src/incidents/Seams.js"
-import { QuotaEvents } from "../../src/limits/Quota.js"
-import { Maintenance } from "../../src/maintenance/Maintenance.js"
-import { MaintenanceRepo } from "../../src/maintenance/Repo.js"
-import { Notices } from "../../src/notify/Notices.js"
-import { PageChanges } from "../../src/statuspages/PageChanges.js"
-import { PageEvents } from "../../src/subscribers/PageEvents.js"
+import type { IncidentWriter } from "../../src/incidents/IncidentWriter.js"
 import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import { bearer, mintToken, type Person } from "../support/Identity.js"
+import * as IncidentWriting from "../support/IncidentWriting.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import type * as TestServer from "../support/TestServer.js"
 
@@ -41,15 +33,7 @@ const setup = Effect.gen(function* () {
   const server = yield* Fixture.server
   const alice = yield* Fixture.person({ label: "alice" })
   // The writer the worker runs, built here over the server's own database client.
-  const writer = yield* Effect.provide(
-    IncidentWriter,
-    IncidentWriter.Default.pipe(
-      Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
-      Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
-      Layer.provide([MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Test]),
-      Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql))
-    )
-  )
+  const writer = yield* IncidentWriting.writer(server)
   return { server, alice, writer }
 })
 

@@ -43,6 +43,19 @@ Fixture.describe(`operations on the ${TestDatabase.kind} database`, (it) => {
     })
   )
 
+  it.effect("GET /metrics is 404 NOT_FOUND while metrics.enabled is off (the default), token or not", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* TestServer
+      const attempts: ReadonlyArray<Record<string, string>> = [{}, { authorization: "Bearer anything" }]
+      for (const headers of attempts) {
+        const reply = yield* Http.request(`${baseUrl}/metrics`, { headers })
+        expect(reply.status).toBe(404)
+        expect(Http.envelope(reply).code).toBe("NOT_FOUND")
+        expect(reply.text).not.toContain("signalman_")
+      }
+    })
+  )
+
   it.effect("GET /readyz is 200 while the database answers", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* TestServer

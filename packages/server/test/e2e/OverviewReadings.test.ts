@@ -48,6 +48,7 @@ const setup = Effect.gen(function* () {
   ): Pending => ({
     targetId,
     orgId: alice.org.id,
+    kind: "http",
     source: "scheduled",
     blocked: false,
     weightSecs: extra.weightSecs ?? 60,

@@ -10,7 +10,6 @@
  * into the writer with explicit clock times) built over the server's database client. The three regions are the
  * operator's (made once for the server); none has an agent, and the server probes none of them itself.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, expect } from "@effect/vitest"
 import { IncidentDetail, IncidentPage, IncidentPeriodPage } from "@signalman/core/api/Incidents"
 import { TargetPage } from "@signalman/core/api/Targets"
@@ -22,17 +21,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ResultStore } from "../../src/engine/ResultStore.js"
 import { IncidentWriter, type ObservedResult } from "../../src/incidents/IncidentWriter.js"
-import * as IncidentSeams from "../../src/incidents/Seams.js"
-import { QuotaEvents } from "../../src/limits/Quota.js"
 import * as Monitoring from "../../src/Monitoring.js"
-import { Maintenance } from "../../src/maintenance/Maintenance.js"
-import { MaintenanceRepo } from "../../src/maintenance/Repo.js"
-import { Notices } from "../../src/notify/Notices.js"
-import { PageChanges } from "../../src/statuspages/PageChanges.js"
-import { PageEvents } from "../../src/subscribers/PageEvents.js"
 import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import type { Person } from "../support/Identity.js"
+import * as IncidentWriting from "../support/IncidentWriting.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import type * as TestServer from "../support/TestServer.js"
 
@@ -48,15 +41,10 @@ const setup = Effect.gen(function* () {
   const server = yield* Fixture.server
   const alice = yield* Fixture.person({ label: "alice" })
   // The writer the worker runs and a result store observed by it, built over the server's own database client.
-  const writerLayer = IncidentWriter.Default.pipe(
-    Layer.provide(Layer.mergeAll(IncidentSeams.outboxNotices, IncidentSeams.maintenanceSuppression)),
-    Layer.provide([Notices.Default, Maintenance.DefaultWithoutDependencies]),
-    Layer.provide([MaintenanceRepo.Default, QuotaEvents.Default, PageEvents.Default, PageChanges.Test])
-  )
   const services = ResultStore.Default.pipe(
     Layer.provide(Monitoring.resultObservers),
-    Layer.provideMerge(writerLayer),
-    Layer.provide(Layer.succeed(SqlClient.SqlClient, server.sql))
+    Layer.provideMerge(IncidentWriting.writerLayer),
+    Layer.provide(IncidentWriting.over(server))
   )
   const { writer, store } = yield* Effect.provide(Effect.all({ writer: IncidentWriter, store: ResultStore }), services)
   return { server, alice, writer, store }
@@ -284,6 +272,7 @@ Fixture.describe(`region policy across regions (${TestDatabase.kind} database)`,
             rows.map(([region, status, secondsAgo]) => ({
               targetId: id,
               orgId: org,
+              kind: "http" as const,
               source: "scheduled" as const,
               blocked: false,
               weightSecs: 60,

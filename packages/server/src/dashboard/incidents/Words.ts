@@ -54,7 +54,7 @@ export const phaseWords: Readonly<Record<Phase, string>> = {
   postmortem: "Postmortem"
 }
 
-/** Which notice a delivery carried: the opening, the n-th reminder, the recovery or the resolution. */
+/** Which notice a delivery carried: the opening, the n-th reminder, the recovery, the resolution or a page. */
 export const noticeWords = (delivery: Pick<Notification.Delivery, "notice_kind" | "reminder">): string => {
   switch (delivery.notice_kind) {
     case "opened":
@@ -65,6 +65,8 @@ export const noticeWords = (delivery: Pick<Notification.Delivery, "notice_kind" 
       return "Recovered"
     case "resolved":
       return "Resolved"
+    case "escalation":
+      return "Escalation page"
   }
 }
 
