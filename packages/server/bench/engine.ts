@@ -26,7 +26,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { phaseMs } from "../src/engine/Slots.js"
-import { makeBenchUser, READS_PER_MINUTE, startSmtpCatcher } from "./bench-user.js"
+import { makeBenchUser, startSmtpCatcher } from "./bench-user.js"
+import { createHttpMonitors } from "./monitors.js"
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const outFile = path.join(serverDir, ".bench", "engine.json")
@@ -119,47 +120,12 @@ const main = async (): Promise<number> => {
     }
     log(`engine bench: signalman up at ${base}; signing in`)
     const user = await makeBenchUser(base, smtp, adminToken, `engine-bench-${Date.now()}@example.com`)
-    const overridden = await fetch(`${base}/operator/accounts/${user.accountId}/overrides`, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        api_reads_per_minute: READS_PER_MINUTE,
-        max_targets: TARGETS,
-        min_check_interval_secs: INTERVAL
-      })
-    })
-    if (overridden.status !== 200) throw new Error(`overrides: ${overridden.status} ${await overridden.text()}`)
-    log("engine bench: overrides set; creating the monitors")
-    const orgs: unknown = await (
-      await fetch(`${base}/api/v1/orgs`, { headers: { authorization: `Bearer ${user.token}` } })
-    ).json()
-    const list = typeof orgs === "object" && orgs !== null && "data" in orgs ? orgs.data : undefined
-    const org: unknown = Array.isArray(list) ? list[0] : undefined
-    const orgId = typeof org === "object" && org !== null && "slug" in org ? String(org.slug) : ""
-    if (orgId === "") throw new Error(`no org for the bench user: ${JSON.stringify(orgs).slice(0, 300)}`)
-    const auth = {
-      authorization: `Bearer ${user.token}`,
-      "content-type": "application/json",
-      "x-signalman-org": orgId
-    }
-    const targets = Array.from({ length: TARGETS }, (_, i) => ({
-      name: `bench-${i}`,
+    log("engine bench: creating the monitors")
+    const ids = await createHttpMonitors(base, user, adminToken, {
+      count: TARGETS,
       interval: INTERVAL,
-      check: { type: "http", url: `http://${HOST}:${originPort}/t/${i}` }
-    }))
-    const created = await fetch(`${base}/api/v1/targets/bulk`, {
-      method: "POST",
-      headers: auth,
-      body: JSON.stringify({ targets })
+      urlOf: (i) => `http://${HOST}:${originPort}/t/${i}`
     })
-    if (created.status !== 201)
-      throw new Error(`bulk create: ${created.status} ${(await created.text()).slice(0, 500)}`)
-    const body: unknown = await created.json()
-    const data = typeof body === "object" && body !== null && "data" in body ? body.data : undefined
-    const ids = Array.isArray(data)
-      ? data.map((t: unknown) => (typeof t === "object" && t !== null && "id" in t ? String(t.id) : ""))
-      : []
-    if (ids.length !== TARGETS) throw new Error(`bulk create answered ${ids.length} targets`)
     const pid = child.pid ?? 0
     log(`engine bench: ${TARGETS} http monitors every ${INTERVAL}s on ${HOST}:${originPort}; warm-up ${INTERVAL}s`)
     await sleep(INTERVAL * 1000)

@@ -48,15 +48,13 @@
 import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import autocannon from "autocannon"
 import { type BenchUser, makeBenchUser, READS_PER_MINUTE, type SmtpCatcher, startSmtpCatcher } from "./bench-user.js"
 import { HOST, type Running, serverDir, sleep, start, stopAll, type Target } from "./children.js"
+import { CONNECTIONS, failures, isMeOf, load, PIPELINING, type Run, type Subject } from "./load.js"
 import { benchDatabaseUrl, fmt, gitCommit, machine, median, ms, positiveInt, redactUrl } from "./report.js"
 
 const outFile = path.join(serverDir, ".bench", "healthz.json")
 
-const CONNECTIONS = 50
-const PIPELINING = 1
 const AIM = 0.6
 const EXPECTED_BODY = JSON.stringify({ status: "ok" })
 const EXPECTED_CONTENT_TYPE = "application/json; charset=utf-8"
@@ -80,8 +78,6 @@ const ME_CACHES =
   "PostgreSQL; plans) and rate-budget blocks reserved per minute window: it measures the authentication path, not " +
   "database latency"
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-// autocannon stops itself after `duration`; this is the backstop should it not.
-const RUN_SLACK_MS = 30_000
 
 // The SMTP catcher lives in this process; it is closed after the servers stop, and exiting ends it regardless.
 let smtpCatcher: SmtpCatcher | undefined
@@ -166,26 +162,6 @@ const checkPipeline = async (running: Running): Promise<void> => {
 }
 
 /**
- * Whether a `/me` body is the bench user's document, reached with the token (not a session): a JSON object whose
- * `email` is the bench address and whose `auth.kind` is `token`. Used on every response of the `/me` load, so it
- * stays cheap: one parse, a few property reads.
- */
-const isMeOf =
-  (email: string) =>
-  (body: string): boolean => {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(body)
-    } catch {
-      return false
-    }
-    if (typeof parsed !== "object" || parsed === null) return false
-    if (!("email" in parsed) || parsed.email !== email) return false
-    const auth = "auth" in parsed ? parsed.auth : null
-    return typeof auth === "object" && auth !== null && "kind" in auth && auth.kind === "token"
-  }
-
-/**
  * Before `/me` is measured, its whole answer is checked once, headers included: 200, the JSON content type, the
  * bench user's document reached by token, and a fresh UUID request id each time.
  */
@@ -223,113 +199,8 @@ const checkMe = async (running: Running, user: BenchUser): Promise<void> => {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Load
 
-/**
- * What one autocannon run aims at: a path on a running server and what every answer to it must be. `baseline` and
- * `signalman` are the headline pair (`/healthz` on each server); `pipeline` (the full-pipeline route) and `me` (the
- * authenticated route) run on the same Signalman process as `signalman`; `floor` is a server of its own.
- */
-interface Subject {
-  readonly name: "baseline" | "signalman" | "floor" | "pipeline" | "me"
-  readonly running: Running
-  readonly path: string
-  /** Sent with every request (the bearer token of `me`). */
-  readonly headers?: Readonly<Record<string, string>>
-  readonly status: number
-  /** Applied by autocannon to every response body: an exact string when the body is constant, else a predicate. */
-  readonly body: { readonly exact: string } | { readonly verify: (body: string) => boolean }
-}
-
-interface Run {
-  readonly target: Subject["name"]
-  readonly path: string
-  readonly kind: "warmup" | "measured"
-  readonly round: number
-  readonly durationSecs: number
-  /** autocannon's Req/Sec average: the mean of its one-second samples. */
-  readonly rps: number
-  readonly requests: number
-  readonly latencyMs: { readonly p50: number; readonly p99: number; readonly mean: number; readonly max: number }
-  readonly ok2xx: number
-  readonly non2xx: number
-  /** The status every response must have, how many had it, and how many had another (each one a failure). */
-  readonly expectedStatus: number
-  readonly answered: number
-  readonly wrongStatus: number
-  /** Responses by status code, so a failed run says whether it met 429s, 500s or something else. */
-  readonly statuses: Readonly<Record<string, number>>
-  readonly errors: number
-  readonly timeouts: number
-  readonly mismatches: number
-}
-
-// Counted by status rather than by 2xx, since the full-pipeline route must answer 404 and a 2xx there is wrong.
-const failures = (run: Run): number => run.wrongStatus + run.errors + run.timeouts + run.mismatches
-
-const load = (subject: Subject, kind: Run["kind"], round: number, seconds: number): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const backstop = setTimeout(
-      () => {
-        instance.stop()
-        reject(new Error(`autocannon against ${subject.name} did not finish within ${seconds}s + slack`))
-      },
-      seconds * 1_000 + RUN_SLACK_MS
-    )
-    const { body } = subject
-    const instance = autocannon(
-      {
-        url: `${subject.running.origin}${subject.path}`,
-        ...(subject.headers === undefined ? {} : { headers: { ...subject.headers } }),
-        connections: CONNECTIONS,
-        pipelining: PIPELINING,
-        duration: seconds,
-        timeout: 10,
-        // A body check per response, so a server answering something else cannot pass as fast. autocannon hands
-        // the body over as a string; anything else is a mismatch rather than a guess.
-        ...("exact" in body
-          ? { expectBody: body.exact }
-          : { verifyBody: (received: unknown) => typeof received === "string" && body.verify(received) })
-      },
-      (error: unknown, result) => {
-        clearTimeout(backstop)
-        if (error !== null && error !== undefined) {
-          reject(error instanceof Error ? error : new Error(String(error)))
-          return
-        }
-        // autocannon 8 always fills statusCodeStats; were it missing, nothing counts as answered and the run fails.
-        const byStatus = Object.entries(result.statusCodeStats ?? {})
-        const responses = byStatus.reduce((sum, [, stats]) => sum + (stats.count ?? 0), 0)
-        const answered = byStatus.find(([code]) => Number(code) === subject.status)?.[1].count ?? 0
-        resolve({
-          target: subject.name,
-          path: subject.path,
-          kind,
-          round,
-          durationSecs: result.duration,
-          rps: result.requests.average,
-          requests: result.requests.total,
-          latencyMs: {
-            p50: result.latency.p50,
-            p99: result.latency.p99,
-            mean: result.latency.mean,
-            max: result.latency.max
-          },
-          ok2xx: result["2xx"],
-          non2xx: result.non2xx,
-          expectedStatus: subject.status,
-          answered,
-          wrongStatus: responses - answered,
-          statuses: Object.fromEntries(byStatus.map(([code, stats]) => [code, stats.count ?? 0])),
-          errors: result.errors,
-          timeouts: result.timeouts,
-          mismatches: result.mismatches
-        })
-      }
-    )
-  })
-
-// ---------------------------------------------------------------------------------------------------------------
+type Name = "baseline" | "signalman" | "floor" | "pipeline" | "me"
 
 const main = async (): Promise<number> => {
   const durationSecs = positiveInt("BENCH_DURATION_SECS", 8)
@@ -402,7 +273,9 @@ const main = async (): Promise<number> => {
   )
 
   const exactHealthz = { exact: EXPECTED_BODY }
-  const subjects: ReadonlyArray<Subject> = [
+  // `baseline` and `signalman` are the headline pair (`/healthz` on each server); `pipeline` (the full-pipeline route)
+  // and `me` (the authenticated route) run on the same Signalman process as `signalman`; `floor` is a server of its own.
+  const subjects: ReadonlyArray<Subject<Name>> = [
     { name: "baseline", running: servers.baseline, path: "/healthz", status: 200, body: exactHealthz },
     { name: "signalman", running: servers.signalman, path: "/healthz", status: 200, body: exactHealthz },
     { name: "floor", running: servers.floor, path: "/healthz", status: 200, body: exactHealthz },
@@ -453,7 +326,7 @@ const main = async (): Promise<number> => {
     for (const subject of order) record(await load(subject, "measured", round, durationSecs))
   }
 
-  const summarize = (name: Subject["name"]) => {
+  const summarize = (name: Name) => {
     const measured = runs.filter((run) => run.kind === "measured" && run.target === name)
     return {
       medianRps: median(measured.map((run) => run.rps)),

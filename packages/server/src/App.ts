@@ -84,6 +84,7 @@ import * as SubscriberPages from "./subscribers/Pages.js"
 import * as SubscriberMail from "./subscribers/SubscriberMail.js"
 import * as DefaultRegions from "./targets/DefaultRegions.js"
 import * as TargetsHttp from "./targets/Http.js"
+import * as Tracing from "./tracing/Tracing.js"
 import * as VariablesHttp from "./variables/Http.js"
 import * as ViewerRecords from "./viewers/Records.js"
 import * as SignInPages from "./viewers/SignInPages.js"
@@ -272,7 +273,7 @@ const http = (config: Config.Values) => {
     Layer.provide(Monitoring.monitorResults),
     // The notifier's deliveries to page subscribers, wherever the notifier runs or is asked (SubscriberDelivery).
     Layer.provide(SubscriberMail.delivery),
-    // No trace exporter is configured, so a span per request would be work nobody reads.
+    // The platform's request span records whole URLs and headers; ours (http/RequestSpan.ts) is used instead.
     Layer.provide(Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config["server.port"], host: config["server.host"] }))
   )
@@ -280,9 +281,13 @@ const http = (config: Config.Values) => {
 
 /**
  * Everything a process of the given configuration runs. The output names the bound HTTP address and the
- * database client (for tools and tests that run beside the service).
+ * database client (for tools and tests that run beside the service). `tracing` is the process's tracing
+ * (`Tracing.layer` of the OTel environment, which `main.ts` reads); none unless given.
  */
-export const layer = (config: Config.Values): Layer.Layer<HttpServer.HttpServer | SqlClient.SqlClient, unknown> =>
+export const layer = (
+  config: Config.Values,
+  tracing: Layer.Layer<never> = Tracing.layer(null)
+): Layer.Layer<HttpServer.HttpServer | SqlClient.SqlClient, unknown> =>
   http(config).pipe(
     // The infrastructure every feature shares.
     Layer.provide(Mailer.layer),
@@ -291,5 +296,7 @@ export const layer = (config: Config.Values): Layer.Layer<HttpServer.HttpServer 
     Layer.provideMerge(Database.layer),
     Layer.provide(Lifecycle.Default),
     Layer.provide(Config.layer(config)),
-    Layer.provide(Logging.layer(config))
+    Layer.provide(Logging.layer(config)),
+    // Outermost, so released last: spans of the drain and the last requests are flushed after they end.
+    Layer.provide(tracing)
   )

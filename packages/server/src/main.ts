@@ -14,6 +14,8 @@ import * as App from "./App.js"
 import * as AbuseLists from "./abuse/Lists.js"
 import * as Config from "./config/Config.js"
 import * as Logging from "./Logging.js"
+import * as Tracing from "./tracing/Tracing.js"
+import * as TracingSettings from "./tracing/TracingSettings.js"
 
 const usage = "usage: signalman-server [--role api|worker|all] [--config FILE]"
 
@@ -63,12 +65,15 @@ const config = Either.getOrElse(
 const abuseLists = AbuseLists.load(config)
 if (Either.isLeft(abuseLists)) fail(abuseLists.left.message)
 
+// Traces: the OpenTelemetry variables (OTEL_EXPORTER_OTLP_ENDPOINT, ...); one this build cannot honour is refused.
+const tracing = Either.getOrElse(TracingSettings.fromEnv(process.env), (message) => fail(message))
+
 const announce = Effect.gen(function* () {
   const address = (yield* HttpServer.HttpServer).address
   const listening = address._tag === "TcpAddress" ? `${address.hostname}:${address.port}` : address.path
   const url = yield* Config.publicBaseUrl.pipe(Effect.provideService(Config.AppConfig, config))
   yield* Effect.logInfo(`Signalman is up (role ${config.role}): open ${url}`).pipe(
-    Effect.annotateLogs({ listening, role: config.role })
+    Effect.annotateLogs({ listening, role: config.role, traces: tracing === null ? "off" : tracing.endpoint })
   )
 })
 
@@ -80,7 +85,7 @@ const startupMessage = (cause: Cause.Cause<unknown>): string => {
     : String(error)
 }
 
-Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(App.layer(config)))).pipe(
+Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(App.layer(config, Tracing.layer(tracing))))).pipe(
   Effect.tapErrorCause((cause) =>
     Effect.logError(`Signalman could not start: ${startupMessage(cause)}`).pipe(
       Effect.zipRight(Effect.sync(() => process.stderr.write(`signalman: could not start: ${startupMessage(cause)}\n`)))

@@ -33,6 +33,7 @@ import { isBlocked } from "../engine/ResultObservers.js"
 import { type Pending, ResultStore } from "../engine/ResultStore.js"
 import * as Slots from "../engine/Slots.js"
 import { Metrics } from "../metrics/Metrics.js"
+import * as Spans from "../tracing/Spans.js"
 import { leaseToken } from "./Leases.js"
 import { AgentsRepo, type Slot } from "./Repo.js"
 
@@ -230,7 +231,14 @@ export class Ingest extends Effect.Service<Ingest>()("Signalman/AgentIngest", {
             ? Effect.void
             : yield* write(agent, wellFormed).pipe(
                 Effect.retry({ times: CONFLICT_RETRIES, while: (e) => e._tag === "ReceiptConflict" }),
-                Effect.orDie
+                Effect.orDie,
+                // The runs happened on the agent; what the server's trace shows is their results being stored (under
+                // the request span over HTTP, a trace of its own over the stream).
+                Spans.withSpan(Spans.AGENT_RESULTS, {
+                  [Spans.CHECK_REGION]: agent.region,
+                  "signalman.agent_id": agent.id,
+                  [Spans.RESULTS_COUNT]: wellFormed.length
+                })
               )
         return { acknowledged: unique.map((r) => r.id), afterwards }
       })

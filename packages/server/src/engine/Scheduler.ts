@@ -31,6 +31,7 @@ import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/Config.js"
 import { Metrics } from "../metrics/Metrics.js"
 import * as Probes from "../probes/Probes.js"
+import * as Spans from "../tracing/Spans.js"
 import { type Claimed, EngineClaimsRepo, type Release } from "./ClaimsRepo.js"
 import { isBlocked } from "./ResultObservers.js"
 import { type Pending, ResultStore } from "./ResultStore.js"
@@ -146,7 +147,7 @@ const run = Effect.gen(function* () {
               Effect.sync(() => {
                 const dueMs = claimed.due.getTime()
                 const deadlineMs = Math.max(dueMs, claimedAt) + lease * 1000
-                batch.push({ org: claimed.org_id, spec, dueMs, deadlineMs, claimed })
+                batch.push({ org: claimed.org_id, spec, dueMs, deadlineMs, claimed, target: claimed.target_id })
               }),
             onLeft: (error) =>
               Effect.forkScoped(
@@ -194,8 +195,11 @@ const run = Effect.gen(function* () {
         })
       }
     }
-    // The releases go in the results' transaction: a row moves on only with its result stored.
-    yield* store.write(pending, repo.release(releases, token))
+    // The releases go in the results' transaction: a row moves on only with its result stored. Its span is what
+    // the write's queries hang from in a trace (a query outside any span is not traced: TraceSampler).
+    yield* store
+      .write(pending, repo.release(releases, token))
+      .pipe(Spans.withBackgroundSpan(Spans.RESULTS_WRITE, { [Spans.RESULTS_COUNT]: pending.length }))
     yield* metrics.started(Probes.LOCAL_REGION, lags)
     if (expired > 0) {
       yield* metrics.notRun(Probes.LOCAL_REGION, "expired", expired)
@@ -215,7 +219,13 @@ const run = Effect.gen(function* () {
     const claimedAt = Date.now()
     yield* Effect.forEach(claimed, (row) => prepare(row, claimedAt, batch), { concurrency: preparing, discard: true })
     if (batch.length === 0) return
-    yield* Effect.forkScoped(runner.runEach(batch, record).pipe(Effect.provide(probes.environment)))
+    yield* Effect.forkScoped(
+      runner.runEach(batch, record).pipe(
+        Effect.provide(probes.environment),
+        // The runner's check spans say where they ran (a no-op with tracing off).
+        Effect.annotateSpans(Spans.CHECK_REGION, Probes.LOCAL_REGION)
+      )
+    )
   }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Claiming due checks failed", cause)))
 
   yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(Duration.millis(200))))

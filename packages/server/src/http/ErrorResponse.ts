@@ -1,13 +1,14 @@
 /**
- * Renders any error of the catalogue as the envelope, stamped with the request id.
+ * Renders any error of the catalogue as the envelope, stamped with the trace id when the request is traced and the
+ * request id otherwise (`RequestContext.traceIdIn`).
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as ApiError from "@signalman/core/ApiError"
 import * as Effect from "effect/Effect"
-import { currentRequestId } from "./RequestContext.js"
+import { currentTraceId } from "./RequestContext.js"
 
 export const render = (error: ApiError.ApiError): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.map(currentRequestId, (traceId) => {
+  Effect.map(currentTraceId, (traceId) => {
     const headers: Record<string, string> = {}
     const retryAfter = error.details["retry_after_secs"]
     if (typeof retryAfter === "number" && Number.isFinite(retryAfter)) {

@@ -8,6 +8,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 
 const wellFormed = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -23,3 +24,20 @@ export const requestIdIn = (context: Context.Context<never>): string | null => {
 
 /** The id of the request being handled, or null outside a request. */
 export const currentRequestId: Effect.Effect<string | null> = Effect.map(Effect.context<never>(), requestIdIn)
+
+const otelTraceId = /^[0-9a-f]{32}$/
+
+/**
+ * What the error envelope's `trace_id` says (docs/operations.md, "Reading a trace"): with tracing on, the trace id
+ * of the request's span when that trace is recorded (sampled), so it can be pasted into the tracing backend as is;
+ * otherwise (tracing off, a trace not sampled) the request id, which the logs carry and the span has as
+ * `signalman.request_id`.
+ */
+export const traceIdIn = (context: Context.Context<never>): string | null => {
+  const span = Context.getOption(context, Tracer.ParentSpan)
+  if (Option.isSome(span) && span.value.sampled && otelTraceId.test(span.value.traceId)) return span.value.traceId
+  return requestIdIn(context)
+}
+
+/** The `trace_id` of an error answered now (see `traceIdIn`). */
+export const currentTraceId: Effect.Effect<string | null> = Effect.map(Effect.context<never>(), traceIdIn)

@@ -13,6 +13,7 @@ import * as RouteTemplates from "../metrics/RouteTemplates.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Conventions from "./Conventions.js"
 import * as RequestPipeline from "./RequestPipeline.js"
+import * as RequestSpan from "./RequestSpan.js"
 import * as RouteTable from "./RouteTable.js"
 
 export interface Options {
@@ -38,9 +39,12 @@ export const layer = <E, R>(
       ? undefined
       : ClientAddress.resolver(options.trustedProxies)
   )
+  // The span inside the pipeline: it sees the client's address the pipeline settled, and the access log line
+  // written after it ends is the request's, not the span's.
+  const traced = RequestSpan.middleware(routes)
   // Requests are measured around the pipeline when metrics are enabled (decided once, here).
   const serve = Effect.map(Metrics, (recorder) =>
-    HttpApiBuilder.serve(HttpMetrics.middleware(recorder, RouteTemplates.make(all), pipeline))
+    HttpApiBuilder.serve(HttpMetrics.middleware(recorder, RouteTemplates.make(all), (app) => pipeline(traced(app))))
   )
   return Layer.unwrapEffect(serve).pipe(
     Layer.provide(implementation),

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/Config.js"
 import { Metrics } from "../metrics/Metrics.js"
+import * as Spans from "../tracing/Spans.js"
 import * as Message from "./Message.js"
 import { type Claimed, NotifyRepo } from "./Repo.js"
 import { Sender } from "./Sender.js"
@@ -59,13 +60,21 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
       Effect.gen(function* () {
         const attempt = { id: delivery.id, attempts: delivery.attempts }
         const kind = channelKindOf(delivery)
+        // The delivery's span says how it ended (a no-op when tracing is off).
+        const annotate = (ended: "delivered" | "retry" | "dead_letter") =>
+          Effect.annotateCurrentSpan({
+            [Spans.DELIVERY_OUTCOME]: ended,
+            ...(outcome.status_code === null ? {} : { [Spans.DELIVERY_STATUS_CODE]: outcome.status_code })
+          })
         if (outcome.ok) {
+          yield* annotate("delivered")
           yield* metrics.delivery(kind, "delivered")
           return yield* repo.delivered(attempt, outcome.status_code)
         }
         const next = final
           ? { _tag: "DeadLetter" as const }
           : DeliveryBackoff.afterFailure(policy, delivery.attempts, Math.random())
+        yield* annotate(next._tag === "DeadLetter" ? "dead_letter" : "retry")
         const failure = { ...attempt, error: outcome.error, status_code: outcome.status_code }
         if (next._tag === "DeadLetter") {
           yield* metrics.delivery(kind, "dead")
@@ -134,7 +143,14 @@ export class Deliveries extends Effect.Service<Deliveries>()("Signalman/Deliveri
           delivery.id
         )
         yield* record(delivery, outcome)
-      })
+      }).pipe(
+        // Each attempt is a trace of its own, its outcome's writes inside it.
+        Spans.withBackgroundSpan(Spans.DELIVERY, {
+          [Spans.DELIVERY_CHANNEL_KIND]: channelKindOf(delivery),
+          [Spans.DELIVERY_ATTEMPT]: delivery.attempts,
+          [Spans.DELIVERY_ID]: delivery.id
+        })
+      )
 
     /** Claims up to `notifier.concurrency` due deliveries and sends them side by side; answers how many. */
     const deliverDue: Effect.Effect<number> = Effect.gen(function* () {

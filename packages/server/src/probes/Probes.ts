@@ -13,7 +13,7 @@ import * as Browser from "@signalman/checks/Browser"
 import * as DomainExpiry from "@signalman/checks/DomainExpiry"
 import * as Flow from "@signalman/checks/Flow"
 import * as Ping from "@signalman/checks/Ping"
-import * as Probe from "@signalman/checks/Probe"
+import type * as Probe from "@signalman/checks/Probe"
 import { ProbeSettings } from "@signalman/checks/ProbeSettings"
 import * as Resolver from "@signalman/checks/Resolver"
 import * as Runner from "@signalman/checks/Runner"
@@ -27,6 +27,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { AppConfig, type Values } from "../config/Config.js"
 import { version } from "../config/Version.js"
+import { CHECK_REGION } from "../tracing/Spans.js"
 
 export const LOCAL_REGION = "local"
 
@@ -148,9 +149,10 @@ export class Probes extends Effect.Service<Probes>()("Signalman/Probes", {
        * at once (check-now, a test) are never flows, which need a browser region.
        */
       runOnce: (spec: CheckSpec): Effect.Effect<CheckResult, Probe.Unprobeable> =>
-        Effect.flatMap(Probe.run(spec), stamped).pipe(
+        Effect.flatMap(Runner.traced(spec), stamped).pipe(
           Effect.map((run) => run.result),
-          Effect.provide(context)
+          Effect.provide(context),
+          Effect.annotateSpans(CHECK_REGION, LOCAL_REGION)
         )
     }
   }),

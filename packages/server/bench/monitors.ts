@@ -1,0 +1,60 @@
+/**
+ * The engine benchmarks' monitors, made through the real API for a bench user (`bench-user.ts`): the operator lets
+ * the account hold `count` monitors at `interval` seconds, then one bulk create makes them, the i-th checking
+ * `urlOf(i)`. Answers their ids in the same order.
+ */
+import { type BenchUser, READS_PER_MINUTE } from "./bench-user.js"
+
+export interface Monitors {
+  readonly count: number
+  readonly interval: number
+  readonly urlOf: (index: number) => string
+}
+
+export const createHttpMonitors = async (
+  base: string,
+  user: BenchUser,
+  adminToken: string,
+  monitors: Monitors
+): Promise<ReadonlyArray<string>> => {
+  const overridden = await fetch(`${base}/operator/accounts/${user.accountId}/overrides`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      api_reads_per_minute: READS_PER_MINUTE,
+      max_targets: monitors.count,
+      min_check_interval_secs: monitors.interval
+    })
+  })
+  if (overridden.status !== 200) throw new Error(`overrides: ${overridden.status} ${await overridden.text()}`)
+  const orgs: unknown = await (
+    await fetch(`${base}/api/v1/orgs`, { headers: { authorization: `Bearer ${user.token}` } })
+  ).json()
+  const list = typeof orgs === "object" && orgs !== null && "data" in orgs ? orgs.data : undefined
+  const org: unknown = Array.isArray(list) ? list[0] : undefined
+  const orgId = typeof org === "object" && org !== null && "slug" in org ? String(org.slug) : ""
+  if (orgId === "") throw new Error(`no org for the bench user: ${JSON.stringify(orgs).slice(0, 300)}`)
+  const auth = {
+    authorization: `Bearer ${user.token}`,
+    "content-type": "application/json",
+    "x-signalman-org": orgId
+  }
+  const targets = Array.from({ length: monitors.count }, (_, i) => ({
+    name: `bench-${i}`,
+    interval: monitors.interval,
+    check: { type: "http", url: monitors.urlOf(i) }
+  }))
+  const created = await fetch(`${base}/api/v1/targets/bulk`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ targets })
+  })
+  if (created.status !== 201) throw new Error(`bulk create: ${created.status} ${(await created.text()).slice(0, 500)}`)
+  const body: unknown = await created.json()
+  const data = typeof body === "object" && body !== null && "data" in body ? body.data : undefined
+  const ids = Array.isArray(data)
+    ? data.map((t: unknown) => (typeof t === "object" && t !== null && "id" in t ? String(t.id) : ""))
+    : []
+  if (ids.length !== monitors.count) throw new Error(`bulk create answered ${ids.length} targets`)
+  return ids
+}
