@@ -12,6 +12,8 @@ import * as Schema from "effect/Schema"
 import { Channel } from "../Channel.js"
 import { CredentialEvent } from "../CredentialEvent.js"
 import { ApiToken, OrgId, SessionInfo, UserId } from "../Identity.js"
+import { EscalationPolicy } from "../oncall/EscalationPolicy.js"
+import { Schedule } from "../oncall/Schedule.js"
 import { StatusPage } from "../StatusPage.js"
 import { Target } from "../Target.js"
 import { Variable } from "../Variable.js"
@@ -54,7 +56,9 @@ export class ExportedOrg extends Schema.Class<ExportedOrg>("ExportedOrg")({
   monitors: Schema.Array(Target),
   channels: Schema.Array(Channel),
   status_pages: Schema.Array(StatusPage),
-  variables: Schema.Array(Variable)
+  variables: Schema.Array(Variable),
+  on_call_schedules: Schema.Array(Schedule),
+  escalation_policies: Schema.Array(EscalationPolicy)
 }) {}
 
 /**

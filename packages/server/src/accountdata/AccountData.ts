@@ -22,6 +22,8 @@ import { ApiTokens } from "../auth/ApiTokens.js"
 import { Sessions } from "../auth/Sessions.js"
 import { Channels } from "../channels/Channels.js"
 import { CredentialEvents } from "../credentials/CredentialEvents.js"
+import { EscalationPolicies } from "../oncall/EscalationPolicies.js"
+import { Schedules } from "../oncall/Schedules.js"
 import { StatusPages } from "../statuspages/StatusPages.js"
 import { toTarget } from "../targets/Stored.js"
 import { Targets } from "../targets/Targets.js"
@@ -61,13 +63,15 @@ export class AccountData extends Effect.Service<AccountData>()("Signalman/Accoun
     const channels = yield* Channels
     const variables = yield* Variables
     const statusPages = yield* StatusPages
+    const schedules = yield* Schedules
+    const policies = yield* EscalationPolicies
 
     const org = (row: OwnedOrgRow, accountId: ActiveOrg["accountId"]) =>
       Effect.gen(function* () {
         // The account owns the org, so its owner reads it as an owner would.
         const active: ActiveOrg = { id: row.id, slug: row.slug, accountId, role: "owner" }
         const query = (offset: number) => ({ limit: PAGE, offset })
-        const [monitors, orgChannels, pages, orgVariables] = yield* Effect.all([
+        const [monitors, orgChannels, pages, orgVariables, orgSchedules, orgPolicies] = yield* Effect.all([
           all((offset) =>
             Effect.map(targets.list(active, query(offset)), (p) => ({ items: p.rows.map(toTarget), total: p.total }))
           ),
@@ -75,7 +79,11 @@ export class AccountData extends Effect.Service<AccountData>()("Signalman/Accoun
           all((offset) =>
             Effect.map(statusPages.list(active, query(offset)), (p) => ({ items: p.data, total: p.total }))
           ),
-          all((offset) => Effect.map(variables.list(row.id, query(offset)), (p) => ({ items: p.data, total: p.total })))
+          all((offset) =>
+            Effect.map(variables.list(row.id, query(offset)), (p) => ({ items: p.data, total: p.total }))
+          ),
+          all((offset) => Effect.map(schedules.list(active, PAGE, offset), (p) => ({ items: p.data, total: p.total }))),
+          all((offset) => Effect.map(policies.list(active, PAGE, offset), (p) => ({ items: p.data, total: p.total })))
         ])
         return new ExportedOrg({
           id: row.id,
@@ -86,7 +94,9 @@ export class AccountData extends Effect.Service<AccountData>()("Signalman/Accoun
           monitors,
           channels: orgChannels,
           status_pages: pages,
-          variables: orgVariables
+          variables: orgVariables,
+          on_call_schedules: orgSchedules,
+          escalation_policies: orgPolicies
         })
       })
 
@@ -168,6 +178,8 @@ export class AccountData extends Effect.Service<AccountData>()("Signalman/Accoun
     CredentialEvents.Default,
     Targets.Default,
     Channels.Default,
-    Variables.Default
+    Variables.Default,
+    Schedules.Default,
+    EscalationPolicies.Default
   ]
 }) {}

@@ -6,6 +6,7 @@ import { expect } from "@effect/vitest"
 import { AccountExport } from "@signalman/core/api/AccountExport"
 import { CreatedChannel } from "@signalman/core/Channel"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { uuidv7 } from "../../src/infra/Ids.js"
 import { sha256 } from "../../src/infra/Secrets.js"
 import * as Fixture from "../support/Fixture.js"
@@ -16,6 +17,9 @@ const CHANNEL_SECRET = "Bearer export-channel-secret-9f3a"
 const SIGNING_SECRET = "whsec-export-signing-secret-4c1d27"
 const VARIABLE_SECRET = "export-variable-secret-77b2"
 
+/** What a create answers, read for its id alone. */
+const Created = Schema.Struct({ id: Schema.String })
+
 let slugs = 0
 const slug = (label: string) => `${label}-${Date.now().toString(36)}-${slugs++}`
 
@@ -23,7 +27,8 @@ Fixture.describe(`account export (${TestDatabase.kind} database)`, {}, (it) => {
   it.effect("the export is one JSON file with the account's orgs, resources, sessions, tokens and history", () =>
     Effect.gen(function* () {
       const { server } = yield* Fixture.Fixture
-      const alice = yield* Fixture.person({ label: "export" })
+      // On a plan with on-call, so her org has a schedule and an escalation policy to export.
+      const alice = yield* Fixture.person({ label: "export", plan: "pro" })
       const bob = yield* Fixture.person({ label: "export-other" })
       const monitor = yield* alice.browser.request("/api/v1/targets", {
         json: { name: "Website", check: { type: "http", url: "https://example.com/health" } }
@@ -55,6 +60,29 @@ Fixture.describe(`account export (${TestDatabase.kind} database)`, {}, (it) => {
         const created = yield* alice.browser.request("/api/v1/variables", { json: body })
         expect(created.status, created.text).toBe(201)
       }
+      const schedule = Http.expectOk(
+        yield* alice.browser.request("/api/v1/oncall/schedules", {
+          json: {
+            name: "Primary",
+            time_zone: "Europe/Berlin",
+            layers: [
+              {
+                name: "weekly",
+                starts_at: "2026-01-05T08:00:00Z",
+                rotation: { length: { unit: "weeks", count: 1 }, handoff: "09:00" },
+                participants: [alice.userId],
+                restrictions: []
+              }
+            ]
+          }
+        }),
+        Created,
+        201
+      )
+      const policy = yield* alice.browser.request("/api/v1/oncall/escalation-policies", {
+        json: { name: "Page the rota", steps: [{ delay_minutes: 0, targets: [{ type: "schedule", id: schedule.id }] }] }
+      })
+      expect(policy.status, policy.text).toBe(201)
       // Bob's org, which Alice joins: she belongs to it, her account does not own it, so it is not hers to export.
       yield* server.sql`
         INSERT INTO memberships (org_id, user_id, role) VALUES (${bob.org.id}, ${alice.userId}, 'member')
@@ -87,6 +115,12 @@ Fixture.describe(`account export (${TestDatabase.kind} database)`, {}, (it) => {
       expect(org?.monitors.map((m) => m.name)).toEqual(["Website"])
       expect(org?.channels.map((c) => [c.id, c.kind])).toEqual([[channel.id, "webhook"]])
       expect(org?.status_pages.map((p) => p.name)).toEqual(["Status"])
+      expect(org?.on_call_schedules.map((o) => [o.id, o.name, o.time_zone])).toEqual([
+        [schedule.id, "Primary", "Europe/Berlin"]
+      ])
+      expect(org?.escalation_policies.map((o) => [o.name, o.steps[0]?.targets[0]?.id])).toEqual([
+        ["Page the rota", schedule.id]
+      ])
       expect(org?.variables.map((v) => [v.key, v.is_secret, v.value]).sort()).toEqual([
         ["api_key", true, null],
         ["region", false, "eu-west"]
