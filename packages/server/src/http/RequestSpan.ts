@@ -10,8 +10,9 @@
  *
  * The sampler's decision is taken here, before the span is made (`tracing/RootSampling.ts`): a request it does not
  * record runs with Effect's tracer off, so neither its span nor its queries' spans exist, and its error envelope's
- * `trace_id` is the request id. With tracing off, the whole cost is one fiber-ref read per request. Requests the node listener answers itself
- * (`/healthz`, ping URLs, cache hits of public pages: `Liveness.ts`) never reach the runtime and have no span.
+ * `trace_id` is the request id. With tracing off, the whole cost is one fiber-ref read per request. Requests the
+ * node listener answers itself (`/healthz`, ping URLs, cache hits of public pages: `Liveness.ts`) never reach the
+ * runtime and have no span.
  */
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
