@@ -20,34 +20,21 @@ import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as Http from "node:http"
 import * as path from "node:path"
-import autocannon from "autocannon"
-import { type BenchUser, makeBenchUser, READS_PER_MINUTE, startSmtpCatcher } from "./bench-user.js"
+import { type BenchUser, makeBenchUser, startSmtpCatcher } from "./bench-user.js"
 import { HOST, type Running, serverDir, sleep, start, stopAll, type Target } from "./children.js"
+import { CONNECTIONS, failures, isMeOf, load, type Run } from "./load.js"
+import { createHttpMonitors } from "./monitors.js"
 import { cpuSeconds, fmt, gitCommit, machine, median, positiveInt } from "./report.js"
 
 const outFile = path.join(serverDir, ".bench", "metrics-cost.json")
-const CONNECTIONS = 50
 const AIM = 0.9
 const INTERVAL = 30
 const ME_PATH = "/api/v1/me"
-// autocannon stops itself after `duration`; this is the backstop should it not.
-const RUN_SLACK_MS = 30_000
 
 type Side = "on" | "off"
 const SIDES: ReadonlyArray<Side> = ["on", "off"]
 
 const log = (line: string) => process.stdout.write(`${line}\n`)
-
-/** Whether a `/me` body is the bench user's document reached by token (cheap: it runs on every response). */
-const isMeOf = (email: string) => (body: unknown) => {
-  if (typeof body !== "string") return false
-  try {
-    const parsed: unknown = JSON.parse(body)
-    return typeof parsed === "object" && parsed !== null && "email" in parsed && parsed.email === email
-  } catch {
-    return false
-  }
-}
 
 interface Round {
   readonly side: Side
@@ -57,43 +44,30 @@ interface Round {
   readonly p99Ms: number
 }
 
-/** One autocannon run of `/me` against `running`; every answer must be 200 with the user's document. */
-const loadMe = (side: Side, running: Running, user: BenchUser, seconds: number): Promise<Round> =>
-  new Promise((resolve, reject) => {
-    const backstop = setTimeout(
-      () => {
-        instance.stop()
-        reject(new Error(`autocannon against ${side} did not finish within ${seconds}s + slack`))
-      },
-      seconds * 1_000 + RUN_SLACK_MS
-    )
-    const instance = autocannon(
-      {
-        url: `${running.origin}${ME_PATH}`,
-        headers: { authorization: `Bearer ${user.token}` },
-        connections: CONNECTIONS,
-        pipelining: 1,
-        duration: seconds,
-        timeout: 10,
-        verifyBody: isMeOf(user.email)
-      },
-      (error: unknown, result) => {
-        clearTimeout(backstop)
-        if (error !== null && error !== undefined) {
-          reject(error instanceof Error ? error : new Error(String(error)))
-          return
-        }
-        const failures = result.non2xx + result.errors + result.timeouts + result.mismatches
-        resolve({
-          side,
-          rps: result.requests.average,
-          requests: result.requests.total,
-          failures,
-          p99Ms: result.latency.p99
-        })
-      }
-    )
-  })
+/** One autocannon run of `/me` against `running` (`load.ts`); every answer must be 200 with the user's document. */
+const loadMe = async (
+  side: Side,
+  running: Running,
+  user: BenchUser,
+  seconds: number,
+  kind: Run["kind"],
+  round: number
+): Promise<Round> => {
+  const run = await load(
+    {
+      name: side,
+      running,
+      path: ME_PATH,
+      headers: { authorization: `Bearer ${user.token}` },
+      status: 200,
+      body: { verify: isMeOf(user.email) }
+    },
+    kind,
+    round,
+    seconds
+  )
+  return { side, rps: run.rps, requests: run.requests, failures: failures(run), p99Ms: run.latencyMs.p99 }
+}
 
 /** Scrapes the metrics-on server every `everySecs` until stopped; counts scrapes and what was wrong with any. */
 const scraper = (running: Running, token: string, everySecs: number) => {
@@ -124,56 +98,6 @@ const scraper = (running: Running, token: string, everySecs: number) => {
       await loop
       return { scrapes, problems }
     }
-  }
-}
-
-/** The bench user's org slug, for the `X-Signalman-Org` header of the bulk create. */
-const orgOf = async (origin: string, user: BenchUser): Promise<string> => {
-  const reply: unknown = await (
-    await fetch(`${origin}/api/v1/orgs`, { headers: { authorization: `Bearer ${user.token}` } })
-  ).json()
-  const list = typeof reply === "object" && reply !== null && "data" in reply ? reply.data : undefined
-  const org: unknown = Array.isArray(list) ? list[0] : undefined
-  const slug = typeof org === "object" && org !== null && "slug" in org ? String(org.slug) : ""
-  if (slug === "") throw new Error(`no org for the bench user: ${JSON.stringify(reply).slice(0, 300)}`)
-  return slug
-}
-
-/** `count` http monitors on the 30 s interval, each at `/<side>/<i>` of the origin. */
-const createMonitors = async (
-  side: Side,
-  running: Running,
-  user: BenchUser,
-  adminToken: string,
-  count: number,
-  originPort: number
-) => {
-  const overridden = await fetch(`${running.origin}/operator/accounts/${user.accountId}/overrides`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      api_reads_per_minute: READS_PER_MINUTE,
-      max_targets: count,
-      min_check_interval_secs: INTERVAL
-    })
-  })
-  if (overridden.status !== 200) throw new Error(`${side} overrides: ${overridden.status} ${await overridden.text()}`)
-  const targets = Array.from({ length: count }, (_, i) => ({
-    name: `metrics-bench-${i}`,
-    interval: INTERVAL,
-    check: { type: "http", url: `http://${HOST}:${originPort}/${side}/${i}` }
-  }))
-  const created = await fetch(`${running.origin}/api/v1/targets/bulk`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${user.token}`,
-      "content-type": "application/json",
-      "x-signalman-org": await orgOf(running.origin, user)
-    },
-    body: JSON.stringify({ targets })
-  })
-  if (created.status !== 201) {
-    throw new Error(`${side} bulk create: ${created.status} ${(await created.text()).slice(0, 500)}`)
   }
 }
 
@@ -240,12 +164,12 @@ const main = async (): Promise<number> => {
     const scrapes = scraper(servers.on, metricsToken, scrapeSecs)
 
     // 1. /me, alternating which side goes first each round.
-    for (const side of SIDES) await loadMe(side, servers[side], users[side], warmupSecs)
+    for (const side of SIDES) await loadMe(side, servers[side], users[side], warmupSecs, "warmup", 0)
     const measured: Array<Round> = []
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? SIDES : [...SIDES].reverse()
       for (const side of order) {
-        const run = await loadMe(side, servers[side], users[side], durationSecs)
+        const run = await loadMe(side, servers[side], users[side], durationSecs, "measured", round + 1)
         log(`  /me round ${round + 1} ${side.padEnd(3)} ${fmt(run.rps)} req/s, p99 ${run.p99Ms} ms`)
         measured.push(run)
       }
@@ -254,7 +178,13 @@ const main = async (): Promise<number> => {
     const meFailures = measured.reduce((sum, r) => sum + r.failures, 0)
 
     // 2. The engine, both servers at once.
-    for (const side of SIDES) await createMonitors(side, servers[side], users[side], adminToken, targets, originPort)
+    for (const side of SIDES) {
+      await createHttpMonitors(servers[side].origin, users[side], adminToken, {
+        count: targets,
+        interval: INTERVAL,
+        urlOf: (i) => `http://${HOST}:${originPort}/${side}/${i}`
+      })
+    }
     log(`  engine    monitors made; warm-up ${INTERVAL}s`)
     await sleep(INTERVAL * 1_000)
     const from = Date.now()

@@ -1,22 +1,25 @@
 /**
  * The pure pieces of tracing: which environment turns it on (and which it refuses), the sampler's choice and its
  * rule for background queries, the caller's trace read from the headers, the envelope's trace_id, the route a
- * span is named by, and that with tracing off no span is made anywhere.
+ * span is named by, that with tracing off no span is made anywhere, and that a trace the sampler does not record
+ * makes no span either (its root's decision taken before any span, `RootSampling`).
  */
 
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Otel from "@opentelemetry/api"
-import { SamplingDecision } from "@opentelemetry/sdk-trace-base"
+import { InMemorySpanExporter, SamplingDecision, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import { traceIdIn } from "../src/http/RequestContext.js"
+import { currentTraceId, traceIdIn } from "../src/http/RequestContext.js"
+import * as RequestSpan from "../src/http/RequestSpan.js"
 import { routeOf } from "../src/http/RequestSpan.js"
 import * as RouteTable from "../src/http/RouteTable.js"
 import * as Propagation from "../src/tracing/Propagation.js"
@@ -187,6 +190,140 @@ describe("Tracing.layer", () => {
       const span = yield* spanUnder(Tracing.layer({ ...settings, sampler: { _tag: "always_off" } }))
       expect(span.spanId).toMatch(/^[0-9a-f]{16}$/)
       expect(span.sampled).toBe(false)
+    })
+  )
+})
+
+describe("root sampling: a trace the sampler will not record makes no span at all", () => {
+  const routes = RouteTable.make([{ method: "GET", path: "/api/v1/me", body: "none" }])
+  const traceId = "0af7651916cd43dd8448eb211c80319c"
+  const callerSpan = "b7ad6b7169203331"
+
+  /** A handler with one child span (as a query is), answering the envelope's trace_id. */
+  const handler = Effect.gen(function* () {
+    yield* Effect.withSpan(Effect.void, "sql.execute", { kind: "client" })
+    return HttpServerResponse.text((yield* currentTraceId) ?? "none")
+  })
+  const served = RequestSpan.middleware(routes)(handler)
+
+  /**
+   * Runs `self` under tracing sampled as `choice`, exporting in memory, its tracer counting every span it is asked
+   * to make (recorded or not): what it answered, the spans made and the spans exported.
+   */
+  const traced = <A, E>(choice: TraceSampler.Choice, self: Effect.Effect<A, E>) =>
+    Effect.gen(function* () {
+      const exporter = new InMemorySpanExporter()
+      let made = 0
+      // Read before the provider shuts down: the in-memory exporter forgets its spans on shutdown.
+      const [value, exported] = yield* Effect.tracerWith((tracer) =>
+        Effect.withTracer(
+          self,
+          Tracer.make({
+            span: (...args) => {
+              made++
+              return tracer.span(...args)
+            },
+            context: tracer.context
+          })
+        )
+      ).pipe(
+        Effect.map((value) => [value, exporter.getFinishedSpans()] as const),
+        Effect.provide(Tracing.recording(choice, () => new SimpleSpanProcessor(exporter)))
+      )
+      return { value, made, exported }
+    })
+
+  const request = (id: string, traceparent?: string) =>
+    Effect.flatMap(
+      served.pipe(
+        Effect.provideService(
+          HttpServerRequest.HttpServerRequest,
+          HttpServerRequest.fromWeb(
+            new Request("http://x/api/v1/me", {
+              headers: { "x-request-id": id, ...(traceparent === undefined ? {} : { traceparent }) }
+            })
+          )
+        )
+      ),
+      (response) =>
+        Effect.succeed(response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : "")
+    )
+
+  it.effect("sampled out at the root or by the caller: neither the request span nor its child is made", () =>
+    Effect.gen(function* () {
+      const never = yield* traced({ _tag: "parentbased_traceidratio", ratio: 0 }, request("req-1"))
+      expect(never).toEqual({ value: "req-1", made: 0, exported: [] })
+      const refusedByCaller = yield* traced(
+        TraceSampler.defaultChoice,
+        request("req-2", `00-${traceId}-${callerSpan}-00`)
+      )
+      expect(refusedByCaller).toEqual({ value: "req-2", made: 0, exported: [] })
+    })
+  )
+
+  it.effect("sampled: the request span and its child are made and exported, trace_id names the trace", () =>
+    Effect.gen(function* () {
+      const root = yield* traced(TraceSampler.defaultChoice, request("req-3"))
+      expect(root.made).toBe(2)
+      const server = root.exported.find((s) => s.kind === Otel.SpanKind.SERVER)
+      assert.isDefined(server)
+      expect(server.name).toBe("GET /api/v1/me")
+      expect(server.parentSpanContext).toBeUndefined()
+      expect(root.value).toBe(server.spanContext().traceId)
+      const child = root.exported.find((s) => s.name === "sql.execute")
+      expect(child?.parentSpanContext?.spanId).toBe(server.spanContext().spanId)
+
+      // A caller's sampled trace is followed even where new traces are never sampled.
+      const continued = yield* traced(
+        { _tag: "parentbased_traceidratio", ratio: 0 },
+        request("req-4", `00-${traceId}-${callerSpan}-01`)
+      )
+      expect(continued.made).toBe(2)
+      expect(continued.value).toBe(traceId)
+      expect(continued.exported.map((s) => s.spanContext().traceId)).toEqual([traceId, traceId])
+      expect(continued.exported.find((s) => s.kind === Otel.SpanKind.SERVER)?.parentSpanContext?.spanId).toBe(
+        callerSpan
+      )
+    })
+  )
+
+  it.effect("a ratio decides each root once, on the trace id its span then carries", () =>
+    Effect.gen(function* () {
+      // Not parent-based: the SDK decides the child on its trace id alone, so a root decided on one id and made
+      // with another would lose its children about half the time.
+      const ids = Array.from({ length: 40 }, (_, i) => `req-${i}`)
+      const run = yield* traced(
+        { _tag: "traceidratio", ratio: 0.5 },
+        Effect.forEach(ids, (id) => request(id))
+      )
+      const servers = run.exported.filter((s) => s.kind === Otel.SpanKind.SERVER)
+      expect(servers.length).toBeGreaterThan(0)
+      expect(servers.length).toBeLessThan(ids.length)
+      expect(run.made).toBe(2 * servers.length)
+      expect(run.exported.length).toBe(2 * servers.length)
+      for (const server of servers) {
+        const { traceId: id, spanId } = server.spanContext()
+        expect(run.exported.some((s) => s.name === "sql.execute" && s.parentSpanContext?.spanId === spanId)).toBe(true)
+        expect(run.value).toContain(id)
+      }
+      expect(run.value.filter((answer) => ids.includes(answer)).length).toBe(ids.length - servers.length)
+    })
+  )
+
+  it.effect("background roots (a delivery, a results write) are decided the same way", () =>
+    Effect.gen(function* () {
+      const work = Effect.withSpan(Effect.void, "sql.execute").pipe(Spans.withBackgroundSpan(Spans.DELIVERY, {}))
+      expect(yield* traced({ _tag: "traceidratio", ratio: 0 }, work)).toEqual({
+        value: undefined,
+        made: 0,
+        exported: []
+      })
+      const recorded = yield* traced(TraceSampler.defaultChoice, work)
+      expect(recorded.made).toBe(2)
+      expect(recorded.exported.map((s) => s.name).sort()).toEqual([Spans.DELIVERY, "sql.execute"])
+      // With no span around it, withSpan starts a trace, decided as a root.
+      const alone = Effect.withSpan(Effect.void, "sql.execute").pipe(Spans.withSpan(Spans.AGENT_RESULTS, {}))
+      expect((yield* traced({ _tag: "traceidratio", ratio: 0 }, alone)).made).toBe(0)
     })
   )
 })

@@ -8,8 +8,11 @@
  * The platform's own request span stays off (`App.ts`): it records the full URL, its query and every request
  * header but the few it redacts, which here would include share and unsubscribe tokens.
  *
- * With tracing off, the whole cost is one fiber-ref read per request. Requests the node listener answers itself
- * (`/healthz`, ping URLs, cache hits of public pages: `Liveness.ts`) never reach the runtime and have no span.
+ * The sampler's decision is taken here, before the span is made (`tracing/RootSampling.ts`): a request it does not
+ * record runs with Effect's tracer off, so neither its span nor its queries' spans exist, and its error envelope's
+ * `trace_id` is the request id. With tracing off, the whole cost is one fiber-ref read per request. Requests the
+ * node listener answers itself (`/healthz`, ping URLs, cache hits of public pages: `Liveness.ts`) never reach the
+ * runtime and have no span.
  */
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -17,6 +20,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Propagation from "../tracing/Propagation.js"
+import * as RootSampling from "../tracing/RootSampling.js"
 import type { RouteTable } from "./RouteTable.js"
 
 /** The span attribute that carries the request id (`X-Request-Id`), so a trace can be found from a log line. */
@@ -44,15 +48,15 @@ export const middleware =
       if (route !== undefined) attributes["http.route"] = route
       const requestId = request.headers["x-request-id"]
       if (requestId !== undefined) attributes[REQUEST_ID_ATTRIBUTE] = requestId
+      // The semantic conventions' name: the method and the route, or the method alone when no route matched.
+      const name = route === undefined ? request.method : `${request.method} ${route}`
+      const parent = Propagation.parentOf(request.headers)
+      const decided = RootSampling.decide(fiber, name, "server", parent)
+      // Not to be recorded: the handler runs with the tracer off, so neither this span nor a child of it is made.
+      if (decided === undefined) return Effect.withTracerEnabled(app, false)
       return Effect.useSpan(
-        // The semantic conventions' name: the method and the route, or the method alone when no route matched.
-        route === undefined ? request.method : `${request.method} ${route}`,
-        {
-          parent: Propagation.parentOf(request.headers),
-          kind: "server",
-          attributes,
-          captureStackTrace: false
-        },
+        name,
+        { parent, kind: "server", attributes, captureStackTrace: false, context: decided },
         (span) =>
           Effect.tap(Effect.withParentSpan(app, span), (response) => {
             span.attribute("http.response.status_code", response.status)
