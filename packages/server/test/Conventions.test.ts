@@ -21,6 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Liveness from "../src/http/Liveness.js"
 import * as Serve from "../src/http/Serve.js"
+import * as Tracing from "../src/tracing/Tracing.js"
 import * as Reply from "./support/Http.js"
 
 const MonitorBody = RequestBody.Struct({
@@ -67,7 +68,10 @@ const server = Layer.effect(
     Serve.layer(ProbeApi, HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(handlers)), { maxBodyBytes: MAX_BODY })
   ),
   // The service's own server: the request id and default headers are set by its listener.
-  Layer.provideMerge(NodeHttpServer.layer(() => new Liveness.Server(), { port: 0, host: "127.0.0.1" }))
+  Layer.provideMerge(NodeHttpServer.layer(() => new Liveness.Server(), { port: 0, host: "127.0.0.1" })),
+  // Tracing off, as the service runs without the OTel environment (`App.layer`): no span, so `trace_id` is the
+  // request id.
+  Layer.provide(Tracing.layer(null))
 )
 
 const json = (body: unknown) => ({
