@@ -195,12 +195,14 @@ const run = Effect.gen(function* () {
         })
       }
     }
+    // The runs started when they started, whatever the write does: their lag is recorded before it, so a scrape
+    // that sees a run's result counted sees its lag too.
+    yield* metrics.started(Probes.LOCAL_REGION, lags)
     // The releases go in the results' transaction: a row moves on only with its result stored. Its span is what
     // the write's queries hang from in a trace (a query outside any span is not traced: TraceSampler).
     yield* store
       .write(pending, repo.release(releases, token))
       .pipe(Spans.withBackgroundSpan(Spans.RESULTS_WRITE, { [Spans.RESULTS_COUNT]: pending.length }))
-    yield* metrics.started(Probes.LOCAL_REGION, lags)
     if (expired > 0) {
       yield* metrics.notRun(Probes.LOCAL_REGION, "expired", expired)
       yield* Effect.logWarning(

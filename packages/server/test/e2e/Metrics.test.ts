@@ -135,12 +135,17 @@ Fixture.describe(`metrics (${TestDatabase.kind} database)`, { env: settings }, (
       const scheduled = yield* eventually(stored(), (rows) => count(rows.filter((r) => r.scheduled)) >= 2)
       expect(count(scheduled.filter((r) => r.scheduled))).toBeGreaterThanOrEqual(2)
 
-      // A scheduled run may land between a scrape and the read of the database: read both until they agree.
+      // A scheduled run may land between a scrape and the read of the database (its lag is recorded as its write
+      // begins, its count once the write commits): read both until they agree on the counts and the lags.
+      const lagCount = (metrics: Prometheus.Scrape) =>
+        metrics.samples.some((f) => f.name === "signalman_scheduler_lag_seconds_count")
+          ? Prometheus.total(metrics.samples, "signalman_scheduler_lag_seconds_count", { region: "local" })
+          : 0
       const agreed = yield* eventually(
         Effect.all({ rows: stored(), metrics: scrape(baseUrl) }),
         ({ rows, metrics }) =>
           Prometheus.total(metrics.families, "signalman_checks_total", { kind: "http", region: "local" }) ===
-          count(rows),
+            count(rows) && lagCount(metrics) === count(rows.filter((r) => r.scheduled)),
         { timeoutMs: 10_000 }
       )
       const { rows, metrics } = agreed
