@@ -10,12 +10,12 @@
 import * as ApiError from "@signalman/core/ApiError"
 import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import * as EscalationPolicy from "@signalman/core/oncall/EscalationPolicy"
-import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as Effect from "effect/Effect"
 import { AuditLog } from "../audit/AuditLog.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import { pooledCreate } from "./PooledCreate.js"
 import { OnCallRepo, type PolicyRow } from "./Repo.js"
 
 export const notFound = ApiError.make("NOT_FOUND", "No such escalation policy")
@@ -81,16 +81,15 @@ export class EscalationPolicies extends Effect.Service<EscalationPolicies>()("Si
 
     const create = (org: ActiveOrg, userId: string, body: EscalationPolicy.EscalationPolicyCreate) =>
       Effect.gen(function* () {
-        const plan = yield* plans.forAccount(org.accountId)
-        const outcome = yield* repo.transaction(
+        const row = yield* pooledCreate(
+          { repo, plans, quotaEvents },
+          org,
+          userId,
+          { table: "escalation_policies", quota: "max_escalation_policies" },
           Effect.gen(function* () {
-            // The account's lock first, then the org's: the order every monitor write takes them in.
-            yield* repo.lockAccount(org.accountId)
-            const current = yield* repo.countOfAccount("escalation_policies", org.accountId)
-            if (!PlanLimits.fits(plan, "max_escalation_policies", current)) return { _tag: "Full", current } as const
             yield* repo.lockReferences(org.id)
             yield* targetsExist(org, body.steps)
-            const row = yield* repo.insertPolicy({
+            return yield* repo.insertPolicy({
               id: uuidv7(),
               org_id: org.id,
               account_id: org.accountId,
@@ -98,24 +97,14 @@ export class EscalationPolicies extends Effect.Service<EscalationPolicies>()("Si
               steps: lowerSteps(body.steps),
               repeat: body.repeat
             })
-            return { _tag: "Created", row } as const
           })
         )
-        if (outcome._tag === "Full") {
-          return yield* quotaEvents.refuse({
-            plan,
-            accountId: org.accountId,
-            userId,
-            quota: "max_escalation_policies",
-            current: outcome.current
-          })
-        }
         yield* audit.append({
           event: "oncall.policy_created",
           orgId: org.id,
-          details: { escalation_policy_id: outcome.row.id, name: outcome.row.name }
+          details: { escalation_policy_id: row.id, name: row.name }
         })
-        return toPolicy(outcome.row)
+        return toPolicy(row)
       })
 
     const update = (org: ActiveOrg, id: string, patch: EscalationPolicy.EscalationPolicyPatch) =>

@@ -76,7 +76,7 @@ const Named = Schema.Struct({ id: Schema.String, name: Schema.String })
 const DefaultRow = Schema.Struct({ id: Schema.NullOr(EscalationPolicyId) })
 
 /** What an org's quota'd on-call table is. */
-type Table = "on_call_schedules" | "escalation_policies"
+export type Table = "on_call_schedules" | "escalation_policies"
 
 export class OnCallRepo extends Effect.Service<OnCallRepo>()("Signalman/OnCallRepo", {
   effect: Effect.gen(function* () {

@@ -13,13 +13,13 @@ import type { ActiveOrg } from "@signalman/core/api/Authentication"
 import { type OrgId, UserId } from "@signalman/core/Identity"
 import * as OnCall from "@signalman/core/oncall/OnCall"
 import * as Schedule from "@signalman/core/oncall/Schedule"
-import * as PlanLimits from "@signalman/core/PlanLimits"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import { AuditLog } from "../audit/AuditLog.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Plans } from "../limits/Plans.js"
 import { QuotaEvents } from "../limits/Quota.js"
+import { pooledCreate } from "./PooledCreate.js"
 import { OnCallRepo, type ScheduleRow } from "./Repo.js"
 
 export const notFound = ApiError.make("NOT_FOUND", "No such on-call schedule")
@@ -89,40 +89,28 @@ export class Schedules extends Effect.Service<Schedules>()("Signalman/OnCallSche
 
     const create = (org: ActiveOrg, userId: string, body: Schedule.ScheduleCreate) =>
       Effect.gen(function* () {
-        const plan = yield* plans.forAccount(org.accountId)
         yield* membersOnly(org, namedUsers(body.layers, body.overrides))
-        const outcome = yield* repo.transaction(
-          Effect.gen(function* () {
-            yield* repo.lockAccount(org.accountId)
-            const current = yield* repo.countOfAccount("on_call_schedules", org.accountId)
-            if (!PlanLimits.fits(plan, "max_on_call_schedules", current)) return { _tag: "Full", current } as const
-            const row = yield* repo.insertSchedule({
-              id: uuidv7(),
-              org_id: org.id,
-              account_id: org.accountId,
-              name: body.name,
-              time_zone: body.time_zone,
-              layers: lowerLayers(body.layers),
-              overrides: lowerOverrides(body.overrides)
-            })
-            return { _tag: "Created", row } as const
+        const row = yield* pooledCreate(
+          { repo, plans, quotaEvents },
+          org,
+          userId,
+          { table: "on_call_schedules", quota: "max_on_call_schedules" },
+          repo.insertSchedule({
+            id: uuidv7(),
+            org_id: org.id,
+            account_id: org.accountId,
+            name: body.name,
+            time_zone: body.time_zone,
+            layers: lowerLayers(body.layers),
+            overrides: lowerOverrides(body.overrides)
           })
         )
-        if (outcome._tag === "Full") {
-          return yield* quotaEvents.refuse({
-            plan,
-            accountId: org.accountId,
-            userId,
-            quota: "max_on_call_schedules",
-            current: outcome.current
-          })
-        }
         yield* audit.append({
           event: "oncall.schedule_created",
           orgId: org.id,
-          details: { schedule_id: outcome.row.id, name: outcome.row.name }
+          details: { schedule_id: row.id, name: row.name }
         })
-        return toSchedule(outcome.row)
+        return toSchedule(row)
       })
 
     const update = (org: ActiveOrg, id: string, patch: Schedule.SchedulePatch) =>
