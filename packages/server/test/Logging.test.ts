@@ -3,6 +3,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Logger from "effect/Logger"
+import * as Config from "../src/config/Config.js"
+import * as Logging from "../src/Logging.js"
 import { withRequestId } from "../src/Logging.js"
 
 /** Handled as the request with this id, as the listener leaves it (`ResponseHeaders.prepare`). */
@@ -51,6 +53,23 @@ describe("Logging", () => {
       inRequest("from-request"),
       Effect.zipRight(Effect.sync(() => expect(lines).toEqual([{ message: ["x"], request_id: "given" }]))),
       Effect.provide(layer)
+    )
+  })
+
+  it.effect("the service's logger provided twice (the process and the app) writes each line once", () => {
+    const written: Array<unknown> = []
+    const log = console.log
+    console.log = (...args: Array<unknown>) => {
+      written.push(...args)
+    }
+    const config = Config.fromEnv({ LOG__FORMAT: "json" })
+    return Effect.log("once").pipe(
+      Effect.provide(Logging.layer(config)),
+      Effect.provide(Logging.layer(config)),
+      Effect.ensuring(Effect.sync(() => (console.log = log))),
+      Effect.zipRight(
+        Effect.sync(() => expect(written.filter((line) => String(line).includes('"once"')).length).toBe(1))
+      )
     )
   })
 })
