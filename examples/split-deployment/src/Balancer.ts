@@ -7,10 +7,13 @@
  * - **Health checks**: every `healthIntervalMs` each api's `GET /readyz` is asked (bounded by `healthTimeoutMs`).
  *   An api answering anything but 200, or not answering, is out of rotation until it answers 200 again. A draining
  *   api (SIGTERM) answers 503 and closes its listener, so it leaves rotation at once.
- * - **Retry only what never reached an api**: a connection that could not be opened (refused: the api stopped
+ * - **Retry only what is safe to retry**: a connection that could not be opened (refused: the api stopped
  *   listening) takes the api out of rotation and the request goes to the next one. Nothing of the request has been
  *   read or sent at that point (its body is piped only once the connection is open), so this is safe for any
- *   method. A failure after the request went out is answered 502 and never retried: the api may have acted on it.
+ *   method. A connection closed after the request went out and before any answer is retried on the next api only
+ *   for a GET, HEAD or OPTIONS without a body (as nginx's `proxy_next_upstream error` does by default); anything else
+ *   is answered 502, since the api may have acted on it. The api's `server.drain_delay_secs` is what keeps a
+ *   draining api from closing connections under requests at all (docs/deployment.md).
  * - **One connection per request** to the apis (no keep-alive pool): a pooled connection can be closed by a
  *   draining api just as a request is written on it, which would fail a request the api never saw; a fresh
  *   connection fails at connect, where retrying is safe.
@@ -109,6 +112,12 @@ const responseHeaders = (response: Http.IncomingMessage): Http.OutgoingHttpHeade
   return headers
 }
 
+/** A request that may be sent again: a safe method, and no body (so nothing of it was consumed). */
+const repeatable = (request: Http.IncomingMessage): boolean =>
+  (request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS") &&
+  request.headers["transfer-encoding"] === undefined &&
+  (request.headers["content-length"] === undefined || request.headers["content-length"] === "0")
+
 const unavailable = (response: Http.ServerResponse, status: 502 | 503, message: string) => {
   if (response.destroyed) return
   if (response.headersSent) {
@@ -182,12 +191,16 @@ export const make = (options: Options): Promise<Balancer> => {
     outgoing.on("socket", (socket) => {
       const send = () => {
         connected = true
-        request.pipe(outgoing)
+        // A retried request without a body has been read to its end already: there is nothing more to send.
+        if (request.readableEnded) outgoing.end()
+        else request.pipe(outgoing)
       }
       if (socket.connecting) socket.once("connect", send)
       else send()
     })
+    let answered = false
     outgoing.on("response", (answer) => {
+      answered = true
       upstream.served++
       response.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer))
       answer.pipe(response)
@@ -196,6 +209,12 @@ export const make = (options: Options): Promise<Balancer> => {
     outgoing.on("error", (error) => {
       if (!connected) {
         // Nothing was sent: the api is gone or not listening. Out of rotation, and the next one gets the request.
+        setHealth(upstream, false, error.message)
+        forward(request, response, tried)
+        return
+      }
+      if (!answered && repeatable(request) && !response.destroyed) {
+        // Closed before any answer: a draining or crashed api. Out of rotation until its health check says otherwise.
         setHealth(upstream, false, error.message)
         forward(request, response, tried)
         return

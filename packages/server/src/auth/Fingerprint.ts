@@ -27,6 +27,8 @@ export class Fingerprint extends Effect.Service<Fingerprint>()("Signalman/Finger
       salt = stored ?? randomSecret()
       if (stored === undefined) {
         yield* repo.keep("fingerprint_salt", salt)
+        // Processes booting at once on a new database each make a salt; the one kept first is everyone's.
+        salt = (yield* repo.read("fingerprint_salt")) ?? salt
       }
     } else {
       salt = configured

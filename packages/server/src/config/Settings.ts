@@ -31,6 +31,12 @@ export const settings = {
     default: 15,
     min: 1
   }),
+  "server.drain_delay_secs": Setting.integer({
+    description:
+      "On SIGTERM, how long /readyz answers 503 while the listener still takes requests, so load balancers take the process out before it stops listening",
+    default: 0,
+    min: 0
+  }),
   "server.max_body_bytes": Setting.integer({
     description: "Largest request body read; larger is 413 PAYLOAD_TOO_LARGE",
     default: 16 * 1024 * 1024,

@@ -24,6 +24,10 @@ export class Lifecycle extends Effect.Service<Lifecycle>()("Signalman/Lifecycle"
         inFlight--
         settle()
       },
+      /** Stop counting as ready (readiness answers 503) while requests are still taken. */
+      notReady: () => {
+        draining = true
+      },
       /** Stop counting as ready, then wait (at most `grace`) for in-flight requests; true when all finished. */
       drain: (grace: Duration.DurationInput): Effect.Effect<boolean> =>
         Effect.gen(function* () {

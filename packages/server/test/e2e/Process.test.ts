@@ -3,6 +3,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { eventually } from "../support/Eventually.js"
 import * as Http from "../support/Http.js"
 import * as ServerProcess from "../support/ServerProcess.js"
 import * as TestDatabase from "../support/TestDatabase.js"
@@ -85,6 +86,30 @@ describe("the server process", () => {
       expect(exit.code).toBe(0)
       expect(exit.stdout).toContain("Shutting down: draining requests")
     })
+  )
+
+  it.scopedLive(
+    "with server.drain_delay_secs, SIGTERM turns /readyz 503 while requests are still served on new connections, then the listener closes",
+    () =>
+      Effect.gen(function* () {
+        const db = yield* TestDatabase.acquire
+        const server = yield* ServerProcess.start([], { ...db.env, LOG__LEVEL: "info", SERVER__DRAIN_DELAY_SECS: "3" })
+        expect((yield* Http.request(`${server.baseUrl}/readyz`)).status).toBe(200)
+        const signalledAt = Date.now()
+        server.child.kill("SIGTERM")
+        const readyz = yield* eventually(Http.request(`${server.baseUrl}/readyz`), (reply) => reply.status === 503, {
+          intervalMs: 20
+        })
+        expect(readyz.status).toBe(503)
+        // Not ready, yet still serving: a request on a new connection (fetch opens one per request here) is answered.
+        expect((yield* Http.request(`${server.baseUrl}/api/openapi.json`)).status).toBe(200)
+        const exit = yield* Effect.promise(() => server.exited)
+        expect(exit.code).toBe(0)
+        expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(3000)
+        const notReady = exit.stdout.indexOf("Shutting down: not ready, still serving")
+        expect(notReady).toBeGreaterThan(-1)
+        expect(exit.stdout.indexOf("Shutting down: draining requests")).toBeGreaterThan(notReady)
+      })
   )
 
   it.scopedLive("a changed auth.fingerprint_salt refuses to boot unless the rotation is acknowledged", () =>
