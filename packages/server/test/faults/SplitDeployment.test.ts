@@ -20,6 +20,8 @@
  */
 import { createHmac } from "node:crypto"
 import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
@@ -59,6 +61,24 @@ const KILL_AFTER_MS = 4_000
 const AFTER_EXIT_MS = 4_000
 const KILL_PHASE_CAP_MS = 60_000
 const KILL_PHASE_MAX_REQUESTS = 5_000
+
+/**
+ * What each phase measured, written to `test-artifacts/split-deployment.json` (git-ignored) after each test, for the
+ * figures docs/deployment.md quotes: counts, the split between processes, latencies through the balancer.
+ */
+const figures: Record<string, unknown> = {}
+const artifact = path.resolve(SplitExample.exampleDir, "../../test-artifacts/split-deployment.json")
+const keepFigures = (phase: string, values: Record<string, unknown>) => {
+  figures[phase] = values
+  fs.mkdirSync(path.dirname(artifact), { recursive: true })
+  fs.writeFileSync(artifact, `${JSON.stringify({ ...figures, load_average: os.loadavg() }, null, 2)}\n`)
+}
+
+/** The q-quantile (0..1) of some durations, in ms. */
+const quantile = (values: ReadonlyArray<number>, q: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+}
 
 interface Outcome {
   readonly phase: "load" | "kill"
@@ -303,6 +323,14 @@ layer(world, { excludeTestServices: true, timeout: 400_000 })("the split deploym
         expect(api1 + api2).toBeGreaterThanOrEqual(viaRouter)
         expect(api1).toBeGreaterThan(viaRouter / 4)
         expect(api2).toBeGreaterThan(viaRouter / 4)
+        const latencies = load.map((o) => o.endedAt - o.startedAt)
+        keepFigures("load", {
+          clients: CLIENTS,
+          requests: load.length,
+          seconds: (Math.max(...load.map((o) => o.endedAt)) - Math.min(...load.map((o) => o.startedAt))) / 1000,
+          served_by_router: { "api-1": api1, "api-2": api2 },
+          latency_ms: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: Math.max(...latencies) }
+        })
 
         // The balancer appended the address it saw (127.0.0.1, a trusted proxy itself here) to what the client
         // sent; the api walked the header from the right past trusted hops and recorded the client's address.
@@ -425,6 +453,33 @@ layer(world, { excludeTestServices: true, timeout: 400_000 })("the split deploym
         expect(new Set(receipts.map((r) => `${r.target_id} ${r.due}`)).size).toBe(remoteRuns)
         const agentIds = w.example.secrets.agents.map((a) => a.id).sort()
         expect([...new Set(receipts.map((r) => r.agent_id))].sort()).toEqual(agentIds)
+        // What the run holds: each process's resident memory, and the database connections the deployment has open.
+        const rss = Object.fromEntries(
+          w.example.state.processes.map((p) => {
+            const line = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p.pid}/status`, "utf8"))?.[1]
+            return [p.name, Math.round(Number(line ?? "0") / 1024)]
+          })
+        )
+        const connections = yield* w.sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+        `
+        const rowBytes = yield* w.sql<{ bytes: number }>`
+          SELECT avg(pg_column_size(r.*))::float8 AS bytes FROM check_results r WHERE target_id IN ${w.sql.in(all)}
+        `
+        keepFigures("checks", {
+          rss_mb: rss,
+          // The test's own pool (two at most) is among them.
+          database_connections: connections[0]?.n,
+          result_row_bytes: Math.round(Number(rowBytes[0]?.bytes ?? 0)),
+          interval_secs: INTERVAL_SECS,
+          window_ms: WINDOW_MS,
+          local_runs: localRuns,
+          by_worker: { "worker-1": workers[0], "worker-2": workers[1] },
+          agent_runs: remoteRuns,
+          by_agent: Object.fromEntries(
+            w.example.secrets.agents.map((a) => [a.name, receipts.filter((r) => r.agent_id === a.id).length])
+          )
+        })
       }),
     120_000
   )
@@ -488,6 +543,13 @@ layer(world, { excludeTestServices: true, timeout: 400_000 })("the split deploym
         // Nothing failed but what was in flight at the signal; the drain lets even those finish.
         expect(outcomes.filter((o) => failed(o) && !inFlightAtKill(o))).toEqual([])
         expect(outcomes.filter(failed)).toEqual([])
+        keepFigures("sigterm", {
+          requests: outcomes.length,
+          in_flight_at_signal: outcomes.filter(inFlightAtKill).length,
+          failed: outcomes.filter(failed).length,
+          exit_after_signal_ms: (exitedAt ?? 0) - at,
+          after_exit: outcomes.filter((o) => o.startedAt > (exitedAt ?? 0)).length
+        })
 
         // api-2 drained rather than died, and is out of rotation; the agents it held streams for are back (on api-1).
         expect(fs.readFileSync(api2.log, "utf8")).toContain("Shutting down: draining requests")
@@ -509,7 +571,9 @@ layer(world, { excludeTestServices: true, timeout: 400_000 })("the split deploym
   it.effect("the example's stop command stops every process on SIGTERM and removes its pid file", () =>
     Effect.gen(function* () {
       const w = yield* Split
+      const stopAt = Date.now()
       const stopped = yield* w.example.stop
+      keepFigures("stop", { seconds: (Date.now() - stopAt) / 1000 })
       expect(stopped.code, stopped.output).toBe(0)
       for (const p of w.example.state.processes) {
         expect(SplitExample.alive(p.pid), p.name).toBe(false)
