@@ -299,8 +299,14 @@ layer(world, { excludeTestServices: true, timeout: 400_000 })("the split deploym
           ].sort()
         )
         for (const p of w.example.state.processes) expect(SplitExample.alive(p.pid), p.name).toBe(true)
-        const agents = Http.expectOk(yield* operator(w, "/agents"), Agents).data
-        expect(agents.filter((a) => a.region_id === w.example.state.region && a.connected)).toHaveLength(2)
+        const connected = (list: ReadonlyArray<Agent>) =>
+          list.filter((a) => a.region_id === w.example.state.region && a.connected)
+        const agents = yield* eventually(
+          Effect.map(operator(w, "/agents"), (reply) => Http.expectOk(reply, Agents).data),
+          (list) => connected(list).length === 2,
+          { timeoutMs: 20_000, intervalMs: 250 }
+        )
+        expect(connected(agents)).toHaveLength(2)
 
         const before = {
           api1: served(yield* scrape(w, "api-1")),
