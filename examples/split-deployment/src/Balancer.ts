@@ -44,6 +44,10 @@ export interface UpstreamState {
   readonly healthy: boolean
   /** Requests and upgrades this api answered through the balancer. */
   readonly served: number
+  /** Connections to it refused (the request went to another api: nothing had been sent). */
+  readonly refused: number
+  /** Connections it closed under a request before any answer (retried if a bodiless GET, else 502). */
+  readonly cut: number
 }
 
 export interface Balancer {
@@ -57,6 +61,8 @@ interface Upstream extends Address {
   readonly address: string
   healthy: boolean
   served: number
+  refused: number
+  cut: number
 }
 
 // Headers of one hop only (RFC 9110, 7.6.1): never forwarded as they are.
@@ -138,7 +144,9 @@ export const make = (options: Options): Promise<Balancer> => {
     ...a,
     address: `${a.host}:${a.port}`,
     healthy: false,
-    served: 0
+    served: 0,
+    refused: 0,
+    cut: 0
   }))
   let cursor = 0
   let inFlight = 0
@@ -209,10 +217,12 @@ export const make = (options: Options): Promise<Balancer> => {
     outgoing.on("error", (error) => {
       if (!connected) {
         // Nothing was sent: the api is gone or not listening. Out of rotation, and the next one gets the request.
+        upstream.refused++
         setHealth(upstream, false, error.message)
         forward(request, response, tried)
         return
       }
+      if (!answered && !response.destroyed) upstream.cut++
       if (!answered && repeatable(request) && !response.destroyed) {
         // Closed before any answer: a draining or crashed api. Out of rotation until its health check says otherwise.
         setHealth(upstream, false, error.message)
@@ -253,6 +263,7 @@ export const make = (options: Options): Promise<Balancer> => {
     })
     socket.on("error", (error) => {
       if (!connected) {
+        upstream.refused++
         setHealth(upstream, false, error.message)
         tunnel(request, client, head, tried)
         return
@@ -285,7 +296,13 @@ export const make = (options: Options): Promise<Balancer> => {
   )
 
   const status = (): ReadonlyArray<UpstreamState> =>
-    upstreams.map((u) => ({ address: u.address, healthy: u.healthy, served: u.served }))
+    upstreams.map((u) => ({
+      address: u.address,
+      healthy: u.healthy,
+      served: u.served,
+      refused: u.refused,
+      cut: u.cut
+    }))
 
   const probe = (upstream: Upstream) =>
     new Promise<void>((resolve) => {
