@@ -161,15 +161,32 @@ const run = Effect.gen(function* () {
         })
       )
 
+  // Finished runs whose write failed (the database unreachable): they go with the next batch while their leases
+  // hold. Dropping them lost results of checks that ran, and left their rows leased until the lease lapsed (two
+  // minutes by default) after the database was back; a run whose lease lapsed meanwhile is dropped, since another
+  // worker may have claimed its row and be running the same slot again.
+  let unwritten: Array<Finished> = []
+
   const flush = Effect.gen(function* () {
-    const batch = yield* Queue.takeAll(finished)
-    if (batch.length === 0) return
+    const fresh = yield* Queue.takeAll(finished)
     const now = Date.now()
+    const retried = unwritten.filter((run) => run.claimed.leased_until.getTime() > now)
+    const lapsed = unwritten.length - retried.length
+    unwritten = []
+    if (lapsed > 0) {
+      yield* Effect.logWarning("Scheduled results not written: their leases lapsed while the database was away").pipe(
+        Effect.annotateLogs("checks", lapsed)
+      )
+    }
+    const batch = [...retried, ...fresh]
+    if (batch.length === 0) return
     const pending: Array<Pending> = []
     const releases: Array<Release> = []
     const lags: Array<number> = []
     let expired = 0
-    for (const { claimed, result, expired: late } of batch) {
+    const again = new Set(retried)
+    for (const run of batch) {
+      const { claimed, result, expired: late } = run
       if (late) expired++
       const due = claimed.due.getTime()
       releases.push({
@@ -182,7 +199,8 @@ const run = Effect.gen(function* () {
       })
       if (Option.isSome(result)) {
         const { result: stored, evidence } = result.value
-        if (metrics.enabled) lags.push(Slots.lateStartMs(stored, due))
+        // A retried run's lag was recorded with its first try.
+        if (metrics.enabled && !again.has(run)) lags.push(Slots.lateStartMs(stored, due))
         pending.push({
           targetId: claimed.target_id,
           orgId: claimed.org_id,
@@ -200,9 +218,14 @@ const run = Effect.gen(function* () {
     yield* metrics.started(Probes.LOCAL_REGION, lags)
     // The releases go in the results' transaction: a row moves on only with its result stored. Its span is what
     // the write's queries hang from in a trace (a query outside any span is not traced: TraceSampler).
-    yield* store
-      .write(pending, repo.release(releases, token))
-      .pipe(Spans.withBackgroundSpan(Spans.RESULTS_WRITE, { [Spans.RESULTS_COUNT]: pending.length }))
+    yield* store.write(pending, repo.release(releases, token)).pipe(
+      Spans.withBackgroundSpan(Spans.RESULTS_WRITE, { [Spans.RESULTS_COUNT]: pending.length }),
+      Effect.tapErrorCause(() =>
+        Effect.sync(() => {
+          unwritten = [...batch, ...unwritten]
+        })
+      )
+    )
     if (expired > 0) {
       yield* metrics.notRun(Probes.LOCAL_REGION, "expired", expired)
       yield* Effect.logWarning(
