@@ -23,6 +23,7 @@ import type * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -79,6 +80,10 @@ const run = Effect.gen(function* () {
   // Claimed runs not yet finished (waiting for their time, queued for a permit, or running): the room a claim has.
   const inflight = yield* Ref.make(0)
   const finished = yield* Queue.unbounded<Finished>()
+  // The claimed runs' fibers. Made before the shutdown finalizer below, so they are interrupted after it has let
+  // them finish (a scope's finalizers run in reverse order; a fiber forked into the scope later would be
+  // interrupted first).
+  const runs = yield* FiberSet.make()
 
   const claim = (room: number) =>
     repo.claim({
@@ -150,7 +155,8 @@ const run = Effect.gen(function* () {
                 batch.push({ org: claimed.org_id, spec, dueMs, deadlineMs, claimed, target: claimed.target_id })
               }),
             onLeft: (error) =>
-              Effect.forkScoped(
+              FiberSet.run(
+                runs,
                 Runner.untilDue(claimed.due.getTime()).pipe(
                   Effect.zipRight(Probes.failed(error)),
                   Effect.flatMap((stored) => finish(claimed, measuredNothing(stored)))
@@ -167,7 +173,13 @@ const run = Effect.gen(function* () {
   // worker may have claimed its row and be running the same slot again.
   let unwritten: Array<Finished> = []
 
-  const flush = Effect.gen(function* () {
+  // Shutting down: no more claims once `stopping`; nothing more written once `closed` (the rows still held were
+  // given back, so another worker may be running their slots). One write at a time: the loop's and the last one.
+  let stopping = false
+  let closed = false
+  const writing = yield* Effect.makeSemaphore(1)
+
+  const writeFinished = Effect.gen(function* () {
     const fresh = yield* Queue.takeAll(finished)
     const now = Date.now()
     const retried = unwritten.filter((run) => run.claimed.leased_until.getTime() > now)
@@ -234,7 +246,10 @@ const run = Effect.gen(function* () {
     }
   }).pipe(Effect.catchAllCause((cause) => Effect.logError("Writing scheduled results failed", cause)))
 
+  const flush = writing.withPermits(1)(Effect.suspend(() => (closed ? Effect.void : writeFinished)))
+
   const tick = Effect.gen(function* () {
+    if (stopping) return
     const room = max - (yield* Ref.get(inflight))
     if (room <= 0) return
     const claimed = yield* claim(room)
@@ -244,7 +259,8 @@ const run = Effect.gen(function* () {
     const claimedAt = Date.now()
     yield* Effect.forEach(claimed, (row) => prepare(row, claimedAt, batch), { concurrency: preparing, discard: true })
     if (batch.length === 0) return
-    yield* Effect.forkScoped(
+    yield* FiberSet.run(
+      runs,
       runner.runEach(batch, record).pipe(
         Effect.provide(probes.environment),
         // The runner's check spans say where they ran (a no-op with tracing off).
@@ -255,8 +271,35 @@ const run = Effect.gen(function* () {
 
   yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(Duration.millis(200))))
   yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced(Duration.millis(poll))))
-  // On shutdown, what already finished is still written; runs cut short keep their lease until it lapses.
-  yield* Effect.addFinalizer(() => flush)
+  // On shutdown (SIGTERM), a drain: no more claims; the runs already claimed (waiting for their due time, or
+  // running) get up to server.shutdown_grace_secs to finish, and what finished is written; then the rows still held
+  // (runs cut short past the grace) are given back with their due times, so their slots run once on another worker
+  // or after a restart. Before, runs under way were cut short and every claimed row (a second's worth of slots)
+  // kept its lease until it lapsed: a restart cost those monitors scheduler.lease_secs (2 minutes) of checks.
+  // This finalizer runs before the loops above and the runs (FiberSet `runs`) are interrupted.
+  const grace = config["server.shutdown_grace_secs"] * 1000
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function* () {
+      stopping = true
+      const until = Date.now() + grace
+      while ((yield* Ref.get(inflight)) > 0 && Date.now() < until) yield* Effect.sleep(Duration.millis(50))
+      yield* writing.withPermits(1)(
+        Effect.zipRight(
+          writeFinished,
+          Effect.sync(() => {
+            closed = true
+          })
+        )
+      )
+      const cut = yield* Ref.get(inflight)
+      yield* repo.giveBack(token)
+      if (cut > 0) {
+        yield* Effect.logWarning(
+          "Scheduled checks cut short at shutdown (past server.shutdown_grace_secs): their slots run again elsewhere"
+        ).pipe(Effect.annotateLogs("checks", cut))
+      }
+    }).pipe(Effect.catchAllCause((cause) => Effect.logError("Giving back scheduled checks at shutdown failed", cause)))
+  )
 })
 
 /** The scheduler for the life of the process (worker and all roles), on this process's runner. */
