@@ -27,7 +27,8 @@ export const settings = {
     aliases: ["PORT"]
   }),
   "server.shutdown_grace_secs": Setting.integer({
-    description: "On SIGTERM, how long in-flight requests may take before their connections are closed",
+    description:
+      "On SIGTERM, how long in-flight requests, and a worker's claimed checks, may take before they are cut short",
     default: 15,
     min: 1
   }),

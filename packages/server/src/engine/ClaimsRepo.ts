@@ -108,13 +108,22 @@ export class EngineClaimsRepo extends Effect.Service<EngineClaimsRepo>()("Signal
     `
     })
 
+    // A worker shutting down gives back what it still holds: each row keeps its due time, so the slot is claimed at
+    // once by another worker (or the next to start) and runs once, instead of waiting for the lease to lapse.
+    const giveBack = SqlSchema.void({
+      Request: Schema.String,
+      execute: (token) => sql`UPDATE schedules SET leased_until = NULL, leased_by = NULL WHERE leased_by = ${token}`
+    })
+
     // Our own rows failing their schema, or the database failing, are defects at this boundary.
     return {
       /** Leases the due rows (oldest first, at most `limit`) that no live lease holds, skipping locked ones. */
       claim: (request: typeof Claim.Type) => Effect.orDie(claim(request)),
       /** Releases the rows `token` still holds, each moved to its next due time. */
       release: (releases: ReadonlyArray<Release>, token: string) =>
-        Effect.orDie(release({ releases: JSON.stringify(releases), token }))
+        Effect.orDie(release({ releases: JSON.stringify(releases), token })),
+      /** Clears every lease `token` holds, leaving each row's due time as it is. */
+      giveBack: (token: string) => Effect.orDie(giveBack(token))
     }
   })
 }) {}

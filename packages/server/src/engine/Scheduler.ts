@@ -23,6 +23,7 @@ import type * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -79,6 +80,10 @@ const run = Effect.gen(function* () {
   // Claimed runs not yet finished (waiting for their time, queued for a permit, or running): the room a claim has.
   const inflight = yield* Ref.make(0)
   const finished = yield* Queue.unbounded<Finished>()
+  // The claimed runs' fibers. Made before the shutdown finalizer below, so they are interrupted after it has let
+  // them finish (a scope's finalizers run in reverse order; a fiber forked into the scope later would be
+  // interrupted first).
+  const runs = yield* FiberSet.make()
 
   const claim = (room: number) =>
     repo.claim({
@@ -150,7 +155,8 @@ const run = Effect.gen(function* () {
                 batch.push({ org: claimed.org_id, spec, dueMs, deadlineMs, claimed, target: claimed.target_id })
               }),
             onLeft: (error) =>
-              Effect.forkScoped(
+              FiberSet.run(
+                runs,
                 Runner.untilDue(claimed.due.getTime()).pipe(
                   Effect.zipRight(Probes.failed(error)),
                   Effect.flatMap((stored) => finish(claimed, measuredNothing(stored)))
@@ -161,15 +167,38 @@ const run = Effect.gen(function* () {
         })
       )
 
-  const flush = Effect.gen(function* () {
-    const batch = yield* Queue.takeAll(finished)
-    if (batch.length === 0) return
+  // Finished runs whose write failed (the database unreachable): they go with the next batch while their leases
+  // hold. Dropping them lost results of checks that ran, and left their rows leased until the lease lapsed (two
+  // minutes by default) after the database was back; a run whose lease lapsed meanwhile is dropped, since another
+  // worker may have claimed its row and be running the same slot again.
+  let unwritten: Array<Finished> = []
+
+  // Shutting down: no more claims once `stopping`; nothing more written once `closed` (the rows still held were
+  // given back, so another worker may be running their slots). One write at a time: the loop's and the last one.
+  let stopping = false
+  let closed = false
+  const writing = yield* Effect.makeSemaphore(1)
+
+  const writeFinished = Effect.gen(function* () {
+    const fresh = yield* Queue.takeAll(finished)
     const now = Date.now()
+    const retried = unwritten.filter((run) => run.claimed.leased_until.getTime() > now)
+    const lapsed = unwritten.length - retried.length
+    unwritten = []
+    if (lapsed > 0) {
+      yield* Effect.logWarning("Scheduled results not written: their leases lapsed while the database was away").pipe(
+        Effect.annotateLogs("checks", lapsed)
+      )
+    }
+    const batch = [...retried, ...fresh]
+    if (batch.length === 0) return
     const pending: Array<Pending> = []
     const releases: Array<Release> = []
     const lags: Array<number> = []
     let expired = 0
-    for (const { claimed, result, expired: late } of batch) {
+    const again = new Set(retried)
+    for (const run of batch) {
+      const { claimed, result, expired: late } = run
       if (late) expired++
       const due = claimed.due.getTime()
       releases.push({
@@ -182,7 +211,8 @@ const run = Effect.gen(function* () {
       })
       if (Option.isSome(result)) {
         const { result: stored, evidence } = result.value
-        if (metrics.enabled) lags.push(Slots.lateStartMs(stored, due))
+        // A retried run's lag was recorded with its first try.
+        if (metrics.enabled && !again.has(run)) lags.push(Slots.lateStartMs(stored, due))
         pending.push({
           targetId: claimed.target_id,
           orgId: claimed.org_id,
@@ -200,9 +230,14 @@ const run = Effect.gen(function* () {
     yield* metrics.started(Probes.LOCAL_REGION, lags)
     // The releases go in the results' transaction: a row moves on only with its result stored. Its span is what
     // the write's queries hang from in a trace (a query outside any span is not traced: TraceSampler).
-    yield* store
-      .write(pending, repo.release(releases, token))
-      .pipe(Spans.withBackgroundSpan(Spans.RESULTS_WRITE, { [Spans.RESULTS_COUNT]: pending.length }))
+    yield* store.write(pending, repo.release(releases, token)).pipe(
+      Spans.withBackgroundSpan(Spans.RESULTS_WRITE, { [Spans.RESULTS_COUNT]: pending.length }),
+      Effect.tapErrorCause(() =>
+        Effect.sync(() => {
+          unwritten = [...batch, ...unwritten]
+        })
+      )
+    )
     if (expired > 0) {
       yield* metrics.notRun(Probes.LOCAL_REGION, "expired", expired)
       yield* Effect.logWarning(
@@ -211,7 +246,10 @@ const run = Effect.gen(function* () {
     }
   }).pipe(Effect.catchAllCause((cause) => Effect.logError("Writing scheduled results failed", cause)))
 
+  const flush = writing.withPermits(1)(Effect.suspend(() => (closed ? Effect.void : writeFinished)))
+
   const tick = Effect.gen(function* () {
+    if (stopping) return
     const room = max - (yield* Ref.get(inflight))
     if (room <= 0) return
     const claimed = yield* claim(room)
@@ -221,7 +259,8 @@ const run = Effect.gen(function* () {
     const claimedAt = Date.now()
     yield* Effect.forEach(claimed, (row) => prepare(row, claimedAt, batch), { concurrency: preparing, discard: true })
     if (batch.length === 0) return
-    yield* Effect.forkScoped(
+    yield* FiberSet.run(
+      runs,
       runner.runEach(batch, record).pipe(
         Effect.provide(probes.environment),
         // The runner's check spans say where they ran (a no-op with tracing off).
@@ -232,8 +271,35 @@ const run = Effect.gen(function* () {
 
   yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(Duration.millis(200))))
   yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced(Duration.millis(poll))))
-  // On shutdown, what already finished is still written; runs cut short keep their lease until it lapses.
-  yield* Effect.addFinalizer(() => flush)
+  // On shutdown (SIGTERM), a drain: no more claims; the runs already claimed (waiting for their due time, or
+  // running) get up to server.shutdown_grace_secs to finish, and what finished is written; then the rows still held
+  // (runs cut short past the grace) are given back with their due times, so their slots run once on another worker
+  // or after a restart. Before, runs under way were cut short and every claimed row (a second's worth of slots)
+  // kept its lease until it lapsed: a restart cost those monitors scheduler.lease_secs (2 minutes) of checks.
+  // This finalizer runs before the loops above and the runs (FiberSet `runs`) are interrupted.
+  const grace = config["server.shutdown_grace_secs"] * 1000
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function* () {
+      stopping = true
+      const until = Date.now() + grace
+      while ((yield* Ref.get(inflight)) > 0 && Date.now() < until) yield* Effect.sleep(Duration.millis(50))
+      yield* writing.withPermits(1)(
+        Effect.zipRight(
+          writeFinished,
+          Effect.sync(() => {
+            closed = true
+          })
+        )
+      )
+      const cut = yield* Ref.get(inflight)
+      yield* repo.giveBack(token)
+      if (cut > 0) {
+        yield* Effect.logWarning(
+          "Scheduled checks cut short at shutdown (past server.shutdown_grace_secs): their slots run again elsewhere"
+        ).pipe(Effect.annotateLogs("checks", cut))
+      }
+    }).pipe(Effect.catchAllCause((cause) => Effect.logError("Giving back scheduled checks at shutdown failed", cause)))
+  )
 })
 
 /** The scheduler for the life of the process (worker and all roles), on this process's runner. */

@@ -312,7 +312,13 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
     // Runs after the HTTP drain (this service outlives the server that uses it): nothing acknowledged is left behind.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
-        yield* Fiber.interrupt(flusher)
+        yield* Effect.logInfo("Shutting down: writing the acknowledged pings").pipe(
+          Effect.annotateLogs("queued", queue.length)
+        )
+        // Stopped between two flushes, never during one: a flush interrupted mid-write had taken its batch off the
+        // queue and did not put it back (recovery does not run on interruption), so the pings it held, acknowledged
+        // within the last second, were lost without a word.
+        yield* flushLock.withPermits(1)(Fiber.interrupt(flusher))
         let rounds = 0
         while ((queue.length > 0 || outputs.length > 0) && rounds < 5) {
           yield* flush
