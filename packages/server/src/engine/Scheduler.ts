@@ -20,6 +20,7 @@ import { randomUUID } from "node:crypto"
 import * as Runner from "@signalman/checks/Runner"
 import type { CheckResult } from "@signalman/core/CheckResult"
 import type * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -33,6 +34,7 @@ import { Metrics } from "../metrics/Metrics.js"
 import * as Probes from "../probes/Probes.js"
 import * as Spans from "../tracing/Spans.js"
 import { type Claimed, EngineClaimsRepo, type Release } from "./ClaimsRepo.js"
+import * as DatabaseClock from "./DatabaseClock.js"
 import { isBlocked } from "./ResultObservers.js"
 import { type Pending, ResultStore } from "./ResultStore.js"
 import * as Slots from "./Slots.js"
@@ -79,8 +81,11 @@ const run = Effect.gen(function* () {
   // Claimed runs not yet finished (waiting for their time, queued for a permit, or running): the room a claim has.
   const inflight = yield* Ref.make(0)
   const finished = yield* Queue.unbounded<Finished>()
+  // The database's clock less this process's, as the last claim read it (DatabaseClock): due times, leases and the
+  // results' stamps are on the database's clock, whatever this machine's says.
+  const offset = yield* Ref.make<DatabaseClock.Offset>(0)
 
-  const claim = (room: number) =>
+  const claimRows = (room: number) =>
     repo.claim({
       region: Probes.LOCAL_REGION,
       // The local region's flows run here whether or not this process has a browser: without one each run is an
@@ -90,6 +95,22 @@ const run = Effect.gen(function* () {
       limit: room,
       lease_secs: lease,
       token
+    })
+
+  /** The claimed rows, and the offset of the database's clock their claim shows. */
+  const claim = (room: number) =>
+    Effect.gen(function* () {
+      const sentMs = Date.now()
+      const rows = yield* claimRows(room)
+      const receivedMs = Date.now()
+      const first = rows[0]
+      if (first === undefined) return { rows, offset: yield* Ref.get(offset) }
+      // The latest reading the rows carry is the tightest bound on the database's side.
+      let dbEndMs = first.db_read.getTime()
+      for (const row of rows) dbEndMs = Math.max(dbEndMs, row.db_read.getTime())
+      const measured = DatabaseClock.offsetOf({ dbStartMs: first.db_now.getTime(), dbEndMs, sentMs, receivedMs })
+      yield* Ref.set(offset, measured)
+      return { rows, offset: measured }
     })
 
   // A run is over: its row goes to the next batch write, and its room under scheduler.max_concurrency is free.
@@ -129,10 +150,10 @@ const run = Effect.gen(function* () {
 
   // A claimed run made ready: a check joins the batch; a run that cannot be made (a missing variable, a blocked
   // address) gets its error result at its due time, as a check would, never before it. The check's deadline is
-  // its lease's end (due time plus scheduler.lease_secs): one still waiting for a permit then is not run, since
-  // another worker may have claimed the row. A row claimed when that had already passed (a slot overdue by more
-  // than the lease, after an outage) gets the lease from its claim instead, so it still runs once, as it always has.
-  const prepare = (claimed: Claimed, claimedAt: number, batch: Array<Scheduled>) =>
+  // its lease's end as the database set it (due time plus scheduler.lease_secs, or the claim plus that for a slot
+  // overdue by more than the lease, after an outage): one still waiting for a permit then is not run, since
+  // another worker may have claimed the row. Both run on the database's clock (`clock`: DatabaseClock).
+  const prepare = (claimed: Claimed, clock: Clock.Clock, batch: Array<Scheduled>) =>
     checks
       .prepare({
         id: claimed.target_id,
@@ -146,14 +167,15 @@ const run = Effect.gen(function* () {
             onRight: (spec) =>
               Effect.sync(() => {
                 const dueMs = claimed.due.getTime()
-                const deadlineMs = Math.max(dueMs, claimedAt) + lease * 1000
+                const deadlineMs = claimed.leased_until.getTime()
                 batch.push({ org: claimed.org_id, spec, dueMs, deadlineMs, claimed, target: claimed.target_id })
               }),
             onLeft: (error) =>
               Effect.forkScoped(
                 Runner.untilDue(claimed.due.getTime()).pipe(
                   Effect.zipRight(Probes.failed(error)),
-                  Effect.flatMap((stored) => finish(claimed, measuredNothing(stored)))
+                  Effect.flatMap((stored) => finish(claimed, measuredNothing(stored))),
+                  Effect.withClock(clock)
                 )
               ).pipe(Effect.asVoid)
           }),
@@ -164,7 +186,8 @@ const run = Effect.gen(function* () {
   const flush = Effect.gen(function* () {
     const batch = yield* Queue.takeAll(finished)
     if (batch.length === 0) return
-    const now = Date.now()
+    // The slots already past are those past on the database's clock.
+    const now = Date.now() + (yield* Ref.get(offset))
     const pending: Array<Pending> = []
     const releases: Array<Release> = []
     const lags: Array<number> = []
@@ -214,16 +237,18 @@ const run = Effect.gen(function* () {
   const tick = Effect.gen(function* () {
     const room = max - (yield* Ref.get(inflight))
     if (room <= 0) return
-    const claimed = yield* claim(room)
+    const { rows: claimed, offset: measured } = yield* claim(room)
     if (claimed.length === 0) return
     yield* Ref.update(inflight, (n) => n + claimed.length)
     const batch: Array<Scheduled> = []
-    const claimedAt = Date.now()
-    yield* Effect.forEach(claimed, (row) => prepare(row, claimedAt, batch), { concurrency: preparing, discard: true })
+    const clock = DatabaseClock.shifted(measured)
+    yield* Effect.forEach(claimed, (row) => prepare(row, clock, batch), { concurrency: preparing, discard: true })
     if (batch.length === 0) return
     yield* Effect.forkScoped(
       runner.runEach(batch, record).pipe(
         Effect.provide(probes.environment),
+        // Each check waits for its due time, is judged against its lease and is stamped on the database's clock.
+        Effect.withClock(clock),
         // The runner's check spans say where they ran (a no-op with tracing off).
         Effect.annotateSpans(Spans.CHECK_REGION, Probes.LOCAL_REGION)
       )
