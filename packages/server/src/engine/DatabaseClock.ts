@@ -8,8 +8,11 @@
  * So the scheduler runs each claimed batch on the database's clock: the claim answers two readings of it (`now()`,
  * the statement's start, and `clock_timestamp()`, as its rows were made), which with the worker's clock before and
  * after the round trip bound the offset between the two clocks, as an agent bounds its own from a `Date` header
- * (packages/agent/src/Skew.ts). Clocks in step (the bound holds zero) get no correction at all; otherwise the lower
- * bound is taken, so a check never starts before its due time on the database's clock, at worst a round trip late.
+ * (packages/agent/src/Skew.ts). Each claim's bounds narrow those of the claims before (the offset lies in all of
+ * them), so the estimate tightens to the quickest round trip seen; bounds that no longer meet (a clock was stepped)
+ * start again from the latest claim. Clocks in step (the bounds hold zero) get no correction at all; otherwise the
+ * lower bound is taken, so a check never starts before its due time on the database's clock, and is late (and its
+ * result stamped early) by at most the width of the bounds.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -27,16 +30,31 @@ export interface Readings {
   readonly receivedMs: number
 }
 
-/**
- * The offset the readings show: the database read `dbStartMs` after the claim was sent and `dbEndMs` before its
- * answer came, so the offset lies in `[dbEndMs - receivedMs, dbStartMs - sentMs]`. Zero when that holds zero;
- * otherwise its lower end, the one that never runs a check early.
- */
-export const offsetOf = ({ dbEndMs, dbStartMs, receivedMs, sentMs }: Readings): Offset => {
-  const low = dbEndMs - receivedMs
-  const high = dbStartMs - sentMs
-  return low <= 0 && high >= 0 ? 0 : Math.round(low)
+/** Where the offset lies: at least `low`, at most `high`. */
+export interface Bounds {
+  readonly low: number
+  readonly high: number
 }
+
+/**
+ * The bounds one claim shows: the database read `dbStartMs` after the claim was sent and `dbEndMs` before its
+ * answer came, so the offset lies in `[dbEndMs - receivedMs, dbStartMs - sentMs]`.
+ */
+export const boundsOf = ({ dbEndMs, dbStartMs, receivedMs, sentMs }: Readings): Bounds => ({
+  low: dbEndMs - receivedMs,
+  high: dbStartMs - sentMs
+})
+
+/** The bounds so far narrowed by a claim's: where they meet; the claim's alone when they do not (a clock stepped). */
+export const narrow = (previous: Bounds | undefined, latest: Bounds): Bounds => {
+  if (previous === undefined) return latest
+  const low = Math.max(previous.low, latest.low)
+  const high = Math.min(previous.high, latest.high)
+  return low <= high ? { low, high } : latest
+}
+
+/** The offset to run on: zero when the bounds hold zero, otherwise their lower end, which never runs a check early. */
+export const offsetOf = ({ high, low }: Bounds): Offset => (low <= 0 && high >= 0 ? 0 : Math.round(low))
 
 /** This process's clock moved by `offset`: the database's time, for the runs of one claim. Timers are unchanged. */
 export const shifted = (offset: Offset): Clock.Clock => {

@@ -81,8 +81,10 @@ const run = Effect.gen(function* () {
   // Claimed runs not yet finished (waiting for their time, queued for a permit, or running): the room a claim has.
   const inflight = yield* Ref.make(0)
   const finished = yield* Queue.unbounded<Finished>()
-  // The database's clock less this process's, as the last claim read it (DatabaseClock): due times, leases and the
-  // results' stamps are on the database's clock, whatever this machine's says.
+  // Where the database's clock less this process's lies, as the claims so far read it (DatabaseClock), and the offset
+  // taken from that: due times, leases and the results' stamps are on the database's clock, whatever this machine's
+  // says.
+  const bounds = yield* Ref.make<DatabaseClock.Bounds | undefined>(undefined)
   const offset = yield* Ref.make<DatabaseClock.Offset>(0)
 
   const claimRows = (room: number) =>
@@ -108,7 +110,10 @@ const run = Effect.gen(function* () {
       // The latest reading the rows carry is the tightest bound on the database's side.
       let dbEndMs = first.db_read.getTime()
       for (const row of rows) dbEndMs = Math.max(dbEndMs, row.db_read.getTime())
-      const measured = DatabaseClock.offsetOf({ dbStartMs: first.db_now.getTime(), dbEndMs, sentMs, receivedMs })
+      const seen = DatabaseClock.boundsOf({ dbStartMs: first.db_now.getTime(), dbEndMs, sentMs, receivedMs })
+      const narrowed = DatabaseClock.narrow(yield* Ref.get(bounds), seen)
+      const measured = DatabaseClock.offsetOf(narrowed)
+      yield* Ref.set(bounds, narrowed)
       yield* Ref.set(offset, measured)
       return { rows, offset: measured }
     })
