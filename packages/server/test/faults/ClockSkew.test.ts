@@ -8,7 +8,8 @@
  * loopback origin that records when each request came, on the test's own clock, which is right), the test asserts:
  * - leases stay exclusive: no monitor's slot is run twice (two runs of a monitor never fall in one slot of its grid);
  * - every slot in the window runs (a skipped slot is at most one per monitor, and rare: the machine is loaded);
- * - each run has exactly one stored result, stamped within a second or two of when the origin saw it (not 30 s off);
+ * - each run has exactly one stored result, stamped within a quarter second before to 2 s after the origin saw it
+ *   (not 30 s off);
  * - both workers ran checks (each one's `signalman_checks_total`), and between them exactly the stored results.
  *
  * No time scaling: the skew is the real 30 s, the intervals are short so that the window holds many slots.
@@ -154,12 +155,14 @@ const skewed = (skewMs: number) =>
       // move its rows 30 s on; either shows as runs missing here.
       expect(arrivals.length, `${m.path}: ${arrivals}`).toBeGreaterThanOrEqual(Math.floor(WINDOW_MS / period) - 2)
       expect(arrivals.length, m.path).toBeLessThanOrEqual(Math.ceil((disabledAt - enabledAt) / period) + 2)
-      // One result per run, stamped when it ended on the database's time, not the skewed worker's own.
+      // One result per run, stamped when it ended on the database's time, not the skewed worker's own: give or
+      // take the width of the worker's estimate of the offset (a claim's round trip at worst; a loaded machine's
+      // can be a tenth of a second or more).
       const times = results.get(m.path) ?? []
       expect(times, m.path).toHaveLength(arrivals.length)
       times.forEach((checkedAt, i) => {
         const at = arrivals[i] ?? 0
-        expect(checkedAt - at, `${m.path} run ${i}`).toBeGreaterThanOrEqual(-50)
+        expect(checkedAt - at, `${m.path} run ${i}`).toBeGreaterThanOrEqual(-250)
         expect(checkedAt - at, `${m.path} run ${i}`).toBeLessThan(2000)
       })
     }
