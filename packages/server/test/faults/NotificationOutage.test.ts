@@ -58,7 +58,10 @@ interface Attempt {
   readonly status: number
 }
 
-/** A webhook endpoint answering each request by `status(delivery id, attempts of it so far, first attempt's time)`. */
+/**
+ * A webhook endpoint answering each request with `status(earlier attempts of its delivery, the first one's time, now)`:
+ * per delivery (its `X-Signalman-Delivery` header), so deliveries in flight at once each see the same endpoint.
+ */
 const endpoint = (status: (previous: number, firstAt: number, at: number) => number) =>
   Effect.gen(function* () {
     const attempts: Array<Attempt> = []
