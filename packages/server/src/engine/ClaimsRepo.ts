@@ -22,7 +22,10 @@ export const Claimed = Schema.Struct({
   org_id: OrgId,
   kind: CheckKind,
   check_spec: Schema.Unknown,
-  credentials: Schema.NullOr(Schema.String)
+  credentials: Schema.NullOr(Schema.String),
+  /** The database's clock when the claim began (`now()`) and as it made this row (`clock_timestamp()`). */
+  db_now: Schema.DateFromSelf,
+  db_read: Schema.DateFromSelf
 })
 export type Claimed = typeof Claimed.Type
 
@@ -58,6 +61,7 @@ export class EngineClaimsRepo extends Effect.Service<EngineClaimsRepo>()("Signal
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    // The database's clock rides along (DatabaseClock): the worker runs what it claims on that clock, not its own.
     // A row overdue by more than the lease (after an outage) is leased from the claim instead of its due time: a
     // lease that ended before it began would let the next claim take the row again while this one runs it.
     const claim = SqlSchema.findAll({
@@ -80,7 +84,7 @@ export class EngineClaimsRepo extends Effect.Service<EngineClaimsRepo>()("Signal
         RETURNING s.target_id, s.region, s.next_run_at AS due, s.next_run_at::text AS due_text, s.leased_until,
           s.interval_secs
       )
-      SELECT c.*, t.org_id, t.kind, t.check_spec, t.credentials
+      SELECT c.*, t.org_id, t.kind, t.check_spec, t.credentials, now() AS db_now, clock_timestamp() AS db_read
       FROM claimed c JOIN targets t ON t.id = c.target_id
     `
     })

@@ -20,6 +20,7 @@ import { randomUUID } from "node:crypto"
 import * as Runner from "@signalman/checks/Runner"
 import type { CheckResult } from "@signalman/core/CheckResult"
 import type * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -34,6 +35,7 @@ import { Metrics } from "../metrics/Metrics.js"
 import * as Probes from "../probes/Probes.js"
 import * as Spans from "../tracing/Spans.js"
 import { type Claimed, EngineClaimsRepo, type Release } from "./ClaimsRepo.js"
+import * as DatabaseClock from "./DatabaseClock.js"
 import { isBlocked } from "./ResultObservers.js"
 import { type Pending, ResultStore } from "./ResultStore.js"
 import * as Slots from "./Slots.js"
@@ -84,8 +86,13 @@ const run = Effect.gen(function* () {
   // them finish (a scope's finalizers run in reverse order; a fiber forked into the scope later would be
   // interrupted first).
   const runs = yield* FiberSet.make()
+  // Where the database's clock less this process's lies, as the claims so far read it (DatabaseClock), and the offset
+  // taken from that: due times, leases and the results' stamps are on the database's clock, whatever this machine's
+  // says.
+  const bounds = yield* Ref.make<DatabaseClock.Bounds | undefined>(undefined)
+  const offset = yield* Ref.make<DatabaseClock.Offset>(0)
 
-  const claim = (room: number) =>
+  const claimRows = (room: number) =>
     repo.claim({
       region: Probes.LOCAL_REGION,
       // The local region's flows run here whether or not this process has a browser: without one each run is an
@@ -95,6 +102,25 @@ const run = Effect.gen(function* () {
       limit: room,
       lease_secs: lease,
       token
+    })
+
+  /** The claimed rows, and the offset of the database's clock their claim shows. */
+  const claim = (room: number) =>
+    Effect.gen(function* () {
+      const sentMs = Date.now()
+      const rows = yield* claimRows(room)
+      const receivedMs = Date.now()
+      const first = rows[0]
+      if (first === undefined) return { rows, offset: yield* Ref.get(offset) }
+      // The latest reading the rows carry is the tightest bound on the database's side.
+      let dbEndMs = first.db_read.getTime()
+      for (const row of rows) dbEndMs = Math.max(dbEndMs, row.db_read.getTime())
+      const seen = DatabaseClock.boundsOf({ dbStartMs: first.db_now.getTime(), dbEndMs, sentMs, receivedMs })
+      const narrowed = DatabaseClock.narrow(yield* Ref.get(bounds), seen)
+      const measured = DatabaseClock.offsetOf(narrowed)
+      yield* Ref.set(bounds, narrowed)
+      yield* Ref.set(offset, measured)
+      return { rows, offset: measured }
     })
 
   // A run is over: its row goes to the next batch write, and its room under scheduler.max_concurrency is free.
@@ -134,10 +160,10 @@ const run = Effect.gen(function* () {
 
   // A claimed run made ready: a check joins the batch; a run that cannot be made (a missing variable, a blocked
   // address) gets its error result at its due time, as a check would, never before it. The check's deadline is
-  // its lease's end (due time plus scheduler.lease_secs): one still waiting for a permit then is not run, since
-  // another worker may have claimed the row. A row claimed when that had already passed (a slot overdue by more
-  // than the lease, after an outage) gets the lease from its claim instead, so it still runs once, as it always has.
-  const prepare = (claimed: Claimed, claimedAt: number, batch: Array<Scheduled>) =>
+  // its lease's end as the database set it (due time plus scheduler.lease_secs, or the claim plus that for a slot
+  // overdue by more than the lease, after an outage): one still waiting for a permit then is not run, since
+  // another worker may have claimed the row. Both run on the database's clock (`clock`: DatabaseClock).
+  const prepare = (claimed: Claimed, clock: Clock.Clock, batch: Array<Scheduled>) =>
     checks
       .prepare({
         id: claimed.target_id,
@@ -151,7 +177,7 @@ const run = Effect.gen(function* () {
             onRight: (spec) =>
               Effect.sync(() => {
                 const dueMs = claimed.due.getTime()
-                const deadlineMs = Math.max(dueMs, claimedAt) + lease * 1000
+                const deadlineMs = claimed.leased_until.getTime()
                 batch.push({ org: claimed.org_id, spec, dueMs, deadlineMs, claimed, target: claimed.target_id })
               }),
             onLeft: (error) =>
@@ -159,7 +185,8 @@ const run = Effect.gen(function* () {
                 runs,
                 Runner.untilDue(claimed.due.getTime()).pipe(
                   Effect.zipRight(Probes.failed(error)),
-                  Effect.flatMap((stored) => finish(claimed, measuredNothing(stored)))
+                  Effect.flatMap((stored) => finish(claimed, measuredNothing(stored))),
+                  Effect.withClock(clock)
                 )
               ).pipe(Effect.asVoid)
           }),
@@ -181,7 +208,8 @@ const run = Effect.gen(function* () {
 
   const writeFinished = Effect.gen(function* () {
     const fresh = yield* Queue.takeAll(finished)
-    const now = Date.now()
+    // Leases and the slots already past are reckoned on the database's clock.
+    const now = Date.now() + (yield* Ref.get(offset))
     const retried = unwritten.filter((run) => run.claimed.leased_until.getTime() > now)
     const lapsed = unwritten.length - retried.length
     unwritten = []
@@ -252,17 +280,19 @@ const run = Effect.gen(function* () {
     if (stopping) return
     const room = max - (yield* Ref.get(inflight))
     if (room <= 0) return
-    const claimed = yield* claim(room)
+    const { rows: claimed, offset: measured } = yield* claim(room)
     if (claimed.length === 0) return
     yield* Ref.update(inflight, (n) => n + claimed.length)
     const batch: Array<Scheduled> = []
-    const claimedAt = Date.now()
-    yield* Effect.forEach(claimed, (row) => prepare(row, claimedAt, batch), { concurrency: preparing, discard: true })
+    const clock = DatabaseClock.shifted(measured)
+    yield* Effect.forEach(claimed, (row) => prepare(row, clock, batch), { concurrency: preparing, discard: true })
     if (batch.length === 0) return
     yield* FiberSet.run(
       runs,
       runner.runEach(batch, record).pipe(
         Effect.provide(probes.environment),
+        // Each check waits for its due time, is judged against its lease and is stamped on the database's clock.
+        Effect.withClock(clock),
         // The runner's check spans say where they ran (a no-op with tracing off).
         Effect.annotateSpans(Spans.CHECK_REGION, Probes.LOCAL_REGION)
       )
