@@ -22,7 +22,13 @@ export const Run = Schema.TaggedStruct("Run", {
   connections: Schema.Int,
   rate: Schema.Number,
   amount: Schema.optional(Schema.Int),
-  seconds: Schema.optional(Schema.Number)
+  seconds: Schema.optional(Schema.Number),
+  /**
+   * Ends the run this long after its first failed request (the SIGTERM run: once the server stops listening every
+   * new connection is refused at once, and a generator retrying in a loop would take the cores the draining server
+   * needs). Long enough for the requests still in flight on open connections to be answered.
+   */
+  stopAfterErrorMs: Schema.optional(Schema.Number)
 })
 export type Run = typeof Run.Type
 
@@ -84,6 +90,7 @@ const start = (run: Run): void => {
       ]
     },
     (error, result) => {
+      clearTimeout(stopTimer)
       current = undefined
       const cpu = process.cpuUsage(cpuBefore)
       if (error !== null && error !== undefined) {
@@ -111,7 +118,15 @@ const start = (run: Run): void => {
       process.send?.(done)
     }
   )
+  const stopAfter = run.stopAfterErrorMs
+  if (stopAfter !== undefined) {
+    current.once("reqError", () => {
+      stopTimer = setTimeout(() => current?.stop(), stopAfter)
+    })
+  }
 }
+
+let stopTimer: ReturnType<typeof setTimeout> | undefined
 
 process.on("message", (message: unknown) => {
   const command = decodeCommand(message)
