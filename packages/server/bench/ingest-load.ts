@@ -48,7 +48,9 @@ export const Done = Schema.TaggedStruct("Done", {
   /** 2xx answers by path index, counted from every response as it arrives. */
   okByPath: Schema.Array(Schema.Int),
   /** The generator's own CPU over the run (user + system), in seconds. */
-  cpuSecs: Schema.Number
+  cpuSecs: Schema.Number,
+  /** When the first request failed (no answer: refused, reset), in seconds from the start; null when none did. */
+  firstErrorSecs: Schema.NullOr(Schema.Number)
 })
 export type Done = typeof Done.Type
 
@@ -66,6 +68,7 @@ const start = (run: Run): void => {
   // autocannon notices the end of a fixed-amount run only at its next one-second sample: the run's duration is
   // taken from the last response instead.
   let lastResponse = started
+  let firstError: bigint | null = null
   current = autocannon(
     {
       url: run.origin,
@@ -113,17 +116,17 @@ const start = (run: Run): void => {
           max: result.latency.max
         },
         okByPath,
-        cpuSecs: (cpu.user + cpu.system) / 1e6
+        cpuSecs: (cpu.user + cpu.system) / 1e6,
+        firstErrorSecs: firstError === null ? null : Number(firstError - started) / 1e9
       }
       process.send?.(done)
     }
   )
-  const stopAfter = run.stopAfterErrorMs
-  if (stopAfter !== undefined) {
-    current.once("reqError", () => {
-      stopTimer = setTimeout(() => current?.stop(), stopAfter)
-    })
-  }
+  current.once("reqError", () => {
+    firstError = process.hrtime.bigint()
+    const stopAfter = run.stopAfterErrorMs
+    if (stopAfter !== undefined) stopTimer = setTimeout(() => current?.stop(), stopAfter)
+  })
 }
 
 let stopTimer: ReturnType<typeof setTimeout> | undefined

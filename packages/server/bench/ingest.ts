@@ -191,7 +191,8 @@ interface Measured {
   readonly statuses: Done["statuses"]
   readonly errors: number
   readonly timeouts: number
-  readonly server_cpu_percent_of_one_core: number
+  /** Null for the SIGTERM run, whose server is gone when it ends. */
+  readonly server_cpu_percent_of_one_core: number | null
   readonly generator_cpu_percent_of_one_core: number
   readonly server_rss_mib: number
   readonly server_peak_rss_mib: number
@@ -214,7 +215,7 @@ const measure = async (
   // The SIGTERM run ends after the server is gone: no CPU figure, and the memory of before the stop.
   const child = childOf(server)
   const alive = child !== undefined && isAlive(child)
-  const cpu = alive ? cpuSeconds(pid) - cpuBefore : Number.NaN
+  const cpu = alive ? cpuSeconds(pid) - cpuBefore : null
   if (alive) last = memory(pid)
   const ok = Object.entries(done.statuses).reduce((sum, [code, n]) => (code.startsWith("2") ? sum + n : sum), 0)
   const measured: Measured = {
@@ -227,7 +228,7 @@ const measure = async (
     statuses: done.statuses,
     errors: done.errors,
     timeouts: done.timeouts,
-    server_cpu_percent_of_one_core: Math.round((cpu / done.durationSecs) * 100),
+    server_cpu_percent_of_one_core: cpu === null ? null : Math.round((cpu / done.durationSecs) * 100),
     generator_cpu_percent_of_one_core: Math.round((done.cpuSecs / done.durationSecs) * 100),
     server_rss_mib: last.rss_mib,
     server_peak_rss_mib: last.peak_rss_mib,
@@ -237,7 +238,7 @@ const measure = async (
     `${name}: ${ok} answered 2xx in ${done.durationSecs.toFixed(1)} s = ${measured.per_second}/s ` +
       `(offered ${measured.offered_rate}); statuses ${JSON.stringify(done.statuses)}, errors ${done.errors}, ` +
       `timeouts ${done.timeouts}; p50 ${done.latencyMs.p50} ms p99 ${done.latencyMs.p99} ms; ` +
-      `server CPU ${measured.server_cpu_percent_of_one_core}% RSS ${measured.server_rss_mib} MiB; ` +
+      `server CPU ${measured.server_cpu_percent_of_one_core ?? "-"}% RSS ${measured.server_rss_mib} MiB; ` +
       `generator CPU ${measured.generator_cpu_percent_of_one_core}%; load ${measured.load_average.join(" ")}`
   )
   return { done, measured }
@@ -402,6 +403,11 @@ const main = async () => {
     tally(allIds, terminated.done)
     const refused = Object.entries(terminated.done.statuses).filter(([code]) => !code.startsWith("2") && code !== "503")
     if (refused.length > 0) fail(`SIGTERM run: unexpected statuses ${JSON.stringify(terminated.done.statuses)}`)
+    // Refusals are expected once the server stops listening, not before the signal.
+    const firstError = terminated.done.firstErrorSecs
+    if (firstError !== null && firstError * 1000 < SIGTERM_AFTER_MS) {
+      fail(`SIGTERM run: a request failed ${firstError.toFixed(2)} s in, before the signal`)
+    }
     if (exitCode !== 0) fail(`the server exited ${String(exitCode)} after SIGTERM`)
 
     // Every answered ping in the log, monitor by monitor.
