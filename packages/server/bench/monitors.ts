@@ -1,7 +1,8 @@
 /**
- * The engine benchmarks' monitors, made through the real API for a bench user (`bench-user.ts`): the operator lets
- * the account hold `count` monitors at `interval` seconds, then one bulk create makes them, the i-th checking
- * `urlOf(i)`. Answers their ids in the same order.
+ * The benchmarks' monitors, made through the real API for a bench user (`bench-user.ts`): the operator lets the
+ * account hold them, then bulk creates (10,000 at most each) make them. `createHttpMonitors`: the engine's, the i-th
+ * checking `urlOf(i)` every `interval` seconds; `createHeartbeatMonitors`: the ingest bench's. Each answers the ids
+ * in the order asked.
  */
 import { type BenchUser, READS_PER_MINUTE } from "./bench-user.js"
 
@@ -11,20 +12,61 @@ export interface Monitors {
   readonly urlOf: (index: number) => string
 }
 
-export const createHttpMonitors = async (
+/** The most targets one `POST /api/v1/targets/bulk` takes (spec: up to 10,000). */
+const BULK_MAX = 10_000
+
+export const createHttpMonitors = (
   base: string,
   user: BenchUser,
   adminToken: string,
   monitors: Monitors
+): Promise<ReadonlyArray<string>> =>
+  createMonitors(
+    base,
+    user,
+    adminToken,
+    { max_targets: monitors.count, min_check_interval_secs: monitors.interval },
+    Array.from({ length: monitors.count }, (_, i) => ({
+      name: `bench-${i}`,
+      interval: monitors.interval,
+      check: { type: "http", url: monitors.urlOf(i) }
+    }))
+  )
+
+/**
+ * `count` heartbeat monitors (period 1 h, grace 5 min: no silence verdict during a benchmark), named
+ * `<prefix>-<i>`; the account may hold `maxTargets` in all, so later calls can add more.
+ */
+export const createHeartbeatMonitors = (
+  base: string,
+  user: BenchUser,
+  adminToken: string,
+  count: number,
+  prefix: string,
+  maxTargets: number
+): Promise<ReadonlyArray<string>> =>
+  createMonitors(
+    base,
+    user,
+    adminToken,
+    { max_targets: maxTargets },
+    Array.from({ length: count }, (_, i) => ({
+      name: `${prefix}-${i}`,
+      check: { type: "heartbeat", period: 3600, grace: 300 }
+    }))
+  )
+
+const createMonitors = async (
+  base: string,
+  user: BenchUser,
+  adminToken: string,
+  overrides: Readonly<Record<string, number>>,
+  targets: ReadonlyArray<unknown>
 ): Promise<ReadonlyArray<string>> => {
   const overridden = await fetch(`${base}/operator/accounts/${user.accountId}/overrides`, {
     method: "PUT",
     headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      api_reads_per_minute: READS_PER_MINUTE,
-      max_targets: monitors.count,
-      min_check_interval_secs: monitors.interval
-    })
+    body: JSON.stringify({ api_reads_per_minute: READS_PER_MINUTE, ...overrides })
   })
   if (overridden.status !== 200) throw new Error(`overrides: ${overridden.status} ${await overridden.text()}`)
   const orgs: unknown = await (
@@ -39,22 +81,24 @@ export const createHttpMonitors = async (
     "content-type": "application/json",
     "x-signalman-org": orgId
   }
-  const targets = Array.from({ length: monitors.count }, (_, i) => ({
-    name: `bench-${i}`,
-    interval: monitors.interval,
-    check: { type: "http", url: monitors.urlOf(i) }
-  }))
-  const created = await fetch(`${base}/api/v1/targets/bulk`, {
-    method: "POST",
-    headers: auth,
-    body: JSON.stringify({ targets })
-  })
-  if (created.status !== 201) throw new Error(`bulk create: ${created.status} ${(await created.text()).slice(0, 500)}`)
-  const body: unknown = await created.json()
-  const data = typeof body === "object" && body !== null && "data" in body ? body.data : undefined
-  const ids = Array.isArray(data)
-    ? data.map((t: unknown) => (typeof t === "object" && t !== null && "id" in t ? String(t.id) : ""))
-    : []
-  if (ids.length !== monitors.count) throw new Error(`bulk create answered ${ids.length} targets`)
+  const ids: Array<string> = []
+  for (let from = 0; from < targets.length; from += BULK_MAX) {
+    const chunk = targets.slice(from, from + BULK_MAX)
+    const created = await fetch(`${base}/api/v1/targets/bulk`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ targets: chunk })
+    })
+    if (created.status !== 201) {
+      throw new Error(`bulk create: ${created.status} ${(await created.text()).slice(0, 500)}`)
+    }
+    const body: unknown = await created.json()
+    const data = typeof body === "object" && body !== null && "data" in body ? body.data : undefined
+    const made = Array.isArray(data)
+      ? data.map((t: unknown) => (typeof t === "object" && t !== null && "id" in t ? String(t.id) : ""))
+      : []
+    if (made.length !== chunk.length) throw new Error(`bulk create answered ${made.length} targets`)
+    ids.push(...made)
+  }
   return ids
 }

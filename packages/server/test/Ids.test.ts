@@ -13,4 +13,10 @@ describe("Ids", () => {
     const at = Date.UTC(2026, 0, 2, 3, 4, 5, 6)
     expect(Number.parseInt(uuidv7(at).replace(/-/g, "").slice(0, 12), 16)).toBe(at)
   })
+
+  it("uuidv7 dated by the caller: ids of one millisecond differ, across many refills of the random pool", () => {
+    const at = Date.UTC(2026, 0, 2, 3, 4, 5, 6)
+    const ids = Array.from({ length: 20_000 }, () => uuidv7(at))
+    expect(new Set(ids).size).toBe(ids.length)
+  })
 })

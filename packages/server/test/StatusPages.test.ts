@@ -61,7 +61,11 @@ const setup = (options: Parameters<typeof StatusPagesRepo.Test>[0] = {}) => {
     Layer.succeed(AuditLog, AuditLog.make({ append: (entry) => Effect.sync(() => void audited.push(entry)) })),
     Layer.succeed(
       Invalidation,
-      Invalidation.make({ subscribe: () => {}, publish: (tag) => Effect.sync(() => void published.push(tag)) })
+      Invalidation.make({
+        subscribe: () => {},
+        publish: (tag) => Effect.sync(() => void published.push(tag)),
+        publishMany: (tags) => Effect.sync(() => void published.push(...tags))
+      })
     ),
     Layer.succeed(SubscriptionEnds, {
       passwordCount: () => Effect.succeed(0),

@@ -7,7 +7,7 @@ import type { ProbeOutcome } from "@signalman/core/CheckResult"
 import type { ChangeCause } from "@signalman/core/heartbeat/HeartbeatMachine"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import { MonitorResults } from "../engine/MonitorResults.js"
+import { type MonitorResult, MonitorResults } from "../engine/MonitorResults.js"
 import { HeartbeatsRepo } from "./Repo.js"
 
 /** A verdict change with the result the machine asks to write for it. */
@@ -49,6 +49,37 @@ export class HeartbeatVerdicts extends Effect.Service<HeartbeatVerdicts>()("Sign
               atOnce: change.at_once
             }
           ])
+        }),
+      /**
+       * `changed` for a group of changes (a group commit of pings), in three statements whatever its size: the
+       * stamps (each monitor's last change in the group), then every change's result in the order given, so the
+       * incident writer folds a monitor's changes in the order they happened.
+       */
+      changedMany: (changes: ReadonlyArray<Change>): Effect.Effect<void> =>
+        Effect.gen(function* () {
+          if (changes.length === 0) return
+          const last = new Map<string, Change>()
+          for (const change of changes) last.set(change.target_id, change)
+          const intervals = yield* repo.stampVerdicts(
+            [...last.values()].map((change) => ({
+              target_id: change.target_id,
+              at: DateTime.formatIso(change.at),
+              cause: change.cause
+            }))
+          )
+          const written: Array<MonitorResult> = []
+          for (const change of changes) {
+            const interval = intervals.get(change.target_id)
+            if (change.outcome === undefined || interval === undefined) continue
+            written.push({
+              targetId: change.target_id,
+              outcome: change.outcome,
+              at: change.at,
+              weightSecs: change.at_once ? 0 : interval,
+              atOnce: change.at_once
+            })
+          }
+          yield* results.write(written)
         }),
       /** A scheduled evaluation's result (one per tick while the monitor is up or down): it stands for its cadence. */
       evaluated: (targetId: string, outcome: ProbeOutcome, at: DateTime.Utc): Effect.Effect<void> =>

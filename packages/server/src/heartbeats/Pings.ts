@@ -4,16 +4,24 @@
  *
  * - Tokens resolve through an in-process cache of `ping_tokens` (unknown tokens are remembered briefly too),
  *   dropped on `ping_token:<token>` invalidations, which rotation publishes to every process (see `Invalidation`).
+ *   A cache miss (a token or a monitor's hint not in memory) is looked up with the other misses of the moment in
+ *   one statement (`GroupLoad`). A monitor found gone by a write (deleted by any path) loses its cached tokens and
+ *   hint, so its pings answer 404 from the next write on (within about a second).
  * - The rate limit is a token bucket per token in memory (`core/heartbeat/PingRateLimit`). With several API
  *   processes each keeps its own buckets, so a token spread over n processes by a load balancer gets up to n times
  *   the rate; the limit protects each process, not a global budget (docs/decisions.md).
  * - Each process keeps a hint of every pinged monitor's state. A ping the hint says is routine (no verdict change)
  *   is acknowledged from memory and queued; the queue is written once a second, in one transaction that replays the
  *   queued pings through the machine on the stored state under a row lock. A ping the hint says changes the verdict
- *   is written at once, in its own transaction, before it is answered. A hint that was wrong costs nothing: the
- *   replay finds the real outcome, and a verdict change it finds is written with that batch.
- * - The queue is written on graceful shutdown, after the HTTP drain, so an acknowledged ping is never lost.
+ *   is written before it is answered, with the others that arrived while the previous such write ran (a group
+ *   commit: one transaction, a fixed number of statements whatever the group's size, verdict changes and their
+ *   results included). A hint that was wrong costs nothing: the replay finds the real outcome, and a verdict change
+ *   it finds is written with that batch.
+ * - The queue is written on graceful shutdown, after the HTTP drain, so an acknowledged ping is never lost; a write
+ *   under way when the shutdown begins is finished, not cut. A crash (SIGKILL, power loss) loses the routine pings
+ *   acknowledged in the last second or so, never a verdict change (docs/heartbeats.md).
  */
+import { randomUUID } from "node:crypto"
 import * as HeartbeatMachine from "@signalman/core/heartbeat/HeartbeatMachine"
 import * as PingRateLimit from "@signalman/core/heartbeat/PingRateLimit"
 import type { PingSignal } from "@signalman/core/heartbeat/PingSignal"
@@ -24,8 +32,9 @@ import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import { uuidv7 } from "../infra/Ids.js"
 import { Invalidation } from "../infra/Invalidation.js"
-import { HeartbeatVerdicts } from "./HeartbeatVerdicts.js"
-import { type PingLog, PingsRepo, type StateRecord } from "./PingsRepo.js"
+import * as GroupLoad from "./GroupLoad.js"
+import { type Change, HeartbeatVerdicts } from "./HeartbeatVerdicts.js"
+import { type PingLog, PingsRepo, type ResolvedRow, type StateRecord } from "./PingsRepo.js"
 import * as StateRows from "./StateRows.js"
 
 /** What became of a ping. */
@@ -85,29 +94,43 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
     let queue: Array<Queued> = []
     let outputs: Array<OutputPatch> = []
 
+    // This process's own `heartbeat:` invalidations name it (`heartbeat:<id>@<origin>`), so their echo through
+    // LISTEN is recognised: the hint it set from what it had just written is right, and dropping it would cost the
+    // monitor's next ping a lookup.
+    const origin = randomUUID()
     invalidation.subscribe((tag) => {
       if (tag === "*") {
         tokens.clear()
         hints.clear()
       } else if (tag.startsWith("ping_token:")) tokens.delete(tag.slice("ping_token:".length))
-      else if (tag.startsWith("heartbeat:")) hints.delete(tag.slice("heartbeat:".length))
+      else if (tag.startsWith("heartbeat:")) {
+        const [id = "", from] = tag.slice("heartbeat:".length).split("@")
+        if (from !== origin) hints.delete(id)
+      }
     })
 
-    const lookupToken = (token: string): Effect.Effect<TokenEntry | undefined> =>
-      Effect.map(repo.lookupToken(token), (row) =>
-        row === undefined
-          ? undefined
-          : { target_id: row.target_id, expires_at: row.expires_at === null ? null : row.expires_at.getTime() }
-      )
+    // A token unknown here, or a monitor without a hint: looked up with the other misses of the moment, in one
+    // statement per group, so first pings cost a share of a round trip rather than two each.
+    const misses = GroupLoad.make((keys: ReadonlyArray<string>) => run(repo.resolve(keys)))
 
-    const resolveToken = async (token: string, nowMs: number): Promise<TokenEntry | undefined> => {
-      const cached = tokens.get(token)
-      if (cached !== undefined && cached.cached_until > nowMs) return cached.entry
-      const entry = await run(lookupToken(token))
+    const rememberToken = (token: string, entry: TokenEntry | undefined, nowMs: number) => {
       if (tokens.size >= MAX_CACHED_TOKENS) tokens.clear()
       tokens.set(token, { entry, cached_until: nowMs + (entry === undefined ? UNKNOWN_TTL_MS : TOKEN_TTL_MS) })
-      return entry
     }
+
+    // How many pings of each monitor wait in `queue`, so a hint loaded for a monitor replays only its own pings
+    // instead of scanning the queue (thousands of pings) once per miss.
+    const queued = new Map<string, number>()
+    const enqueue = (ping: Queued) => {
+      queue.push(ping)
+      queued.set(ping.target_id, (queued.get(ping.target_id) ?? 0) + 1)
+    }
+    const recount = () => {
+      queued.clear()
+      for (const ping of queue) queued.set(ping.target_id, (queued.get(ping.target_id) ?? 0) + 1)
+    }
+    const queuedOf = (targetId: string): ReadonlyArray<Queued> =>
+      queued.has(targetId) ? queue.filter((ping) => ping.target_id === targetId) : []
 
     const fold = (
       state: HeartbeatMachine.HeartbeatState,
@@ -119,18 +142,14 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
         state
       )
 
-    const loadHint = (
-      targetId: string,
-      now: DateTime.Utc
-    ): Effect.Effect<HeartbeatMachine.HeartbeatState | undefined> =>
-      Effect.map(repo.hint(targetId), (row) => {
-        if (row === undefined) return undefined
-        const stored =
-          row.verdict === null
-            ? HeartbeatMachine.initial({ enabled: row.enabled })
-            : StateRows.toState({ ...row, verdict: row.verdict, paused: row.paused ?? !row.enabled })
-        return StateRows.reconcile(stored, row.enabled, now).state
-      })
+    /** A monitor's state as stored, brought in line with `enabled`: the hint of a monitor seen for the first time. */
+    const storedState = (row: ResolvedRow, now: DateTime.Utc): HeartbeatMachine.HeartbeatState => {
+      const stored =
+        row.verdict === null
+          ? HeartbeatMachine.initial({ enabled: row.enabled })
+          : StateRows.toState({ ...row, verdict: row.verdict, paused: row.paused ?? !row.enabled })
+      return StateRows.reconcile(stored, row.enabled, now).state
+    }
 
     /**
      * Writes pings (and outputs) in one transaction: each monitor's stored state, brought in line with `enabled`,
@@ -153,7 +172,7 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
             }
             const records: Array<StateRecord> = []
             const logs: Array<PingLog> = []
-            const changes: Array<Effect.Effect<void>> = []
+            const changes: Array<Change> = []
             const used = new Map<string, string>()
             for (const row of rows) {
               const reconciled = StateRows.reconcile(StateRows.toState(row), row.enabled, now)
@@ -162,17 +181,15 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
                 const result = step.effects.find((effect) => effect._tag === "WriteResult")
                 for (const effect of step.effects) {
                   if (effect._tag !== "VerdictChanged") continue
-                  changes.push(
-                    verdicts.changed({
-                      target_id: row.target_id,
-                      from: effect.from,
-                      to: effect.to,
-                      cause: effect.cause,
-                      at_once: effect.at_once,
-                      at: result?._tag === "WriteResult" ? result.checked_at : now,
-                      outcome: result?._tag === "WriteResult" ? result.outcome : undefined
-                    })
-                  )
+                  changes.push({
+                    target_id: row.target_id,
+                    from: effect.from,
+                    to: effect.to,
+                    cause: effect.cause,
+                    at_once: effect.at_once,
+                    at: result?._tag === "WriteResult" ? result.checked_at : now,
+                    outcome: result?._tag === "WriteResult" ? result.outcome : undefined
+                  })
                 }
               }
               emit(reconciled)
@@ -205,7 +222,7 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
               yield* repo.insertPings(logs)
               yield* repo.markTokensUsed([...used].map(([token, at]) => ({ token, at })))
             }
-            yield* Effect.all(changes, { discard: true })
+            yield* verdicts.changedMany(changes)
           }
           if (patches.length > 0) {
             yield* repo.saveOutputs(patches.map((patch) => ({ id: patch.ping_id, output: patch.output })))
@@ -215,35 +232,48 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
       )
 
     /** After a write: a monitor with no pings queued since has its hint set to what was stored. */
-    const refreshHints = (states: ReadonlyMap<string, HeartbeatMachine.HeartbeatState>) => {
-      const waiting = new Set(queue.map((ping) => ping.target_id))
-      for (const [id, state] of states) if (!waiting.has(id)) hints.set(id, state)
+    // A monitor absent from what a write stored is gone (deleted by any path: the API, a bulk action, its org's
+    // deletion): its tokens and hint are forgotten, so its next ping looks the token up again and answers 404.
+    const refreshHints = (
+      batch: ReadonlyArray<Queued>,
+      states: ReadonlyMap<string, HeartbeatMachine.HeartbeatState>
+    ) => {
+      for (const [id, state] of states) if (!queued.has(id)) hints.set(id, state)
+      for (const ping of batch) {
+        if (states.has(ping.target_id)) continue
+        tokens.delete(ping.token)
+        hints.delete(ping.target_id)
+      }
     }
 
     /** Writes what is queued; on failure it goes back to the head of the queue for the next try. */
     // One flush at a time: a flush asked for while another writes waits for it, so a caller that flushes (the record,
     // the evaluation) sees every ping acknowledged before it asked.
     const flushLock = yield* Effect.makeSemaphore(1)
+    // Uninterruptible: the batch has left the queue, so a flush cut short (the shutdown interrupting the flusher)
+    // would lose it; the interruption waits for the write to end instead, and the finalizer writes the rest.
     const flushOnce: Effect.Effect<number> = Effect.suspend(() => {
       if (queue.length === 0 && outputs.length === 0) return Effect.succeed(0)
       const batch = queue
       const patches = outputs
       queue = []
+      queued.clear()
       outputs = []
       return commit(batch, patches).pipe(
         Effect.map((states) => {
-          refreshHints(states)
+          refreshHints(batch, states)
           return batch.length
         }),
         Effect.catchAllCause((cause) =>
           Effect.sync(() => {
             queue = [...batch, ...queue]
+            recount()
             outputs = [...patches, ...outputs]
             return 0
           }).pipe(Effect.zipLeft(Effect.logWarning("Heartbeat pings not written; retrying", cause)))
         )
       )
-    })
+    }).pipe(Effect.uninterruptible)
 
     // Verdict-changing pings waiting for their write. Pings arriving while one write runs go together in the
     // next (a group commit): each is still written before it is answered, at far more than one transaction each.
@@ -261,8 +291,11 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
           const group = urgent
           urgent = []
           const targets = new Set(group.map((u) => u.ping.target_id))
-          const earlier = queue.filter((queued) => targets.has(queued.target_id))
-          if (earlier.length > 0) queue = queue.filter((queued) => !targets.has(queued.target_id))
+          const earlier = queue.filter((ping) => targets.has(ping.target_id))
+          if (earlier.length > 0) {
+            queue = queue.filter((ping) => !targets.has(ping.target_id))
+            for (const id of targets) queued.delete(id)
+          }
           try {
             const states = await run(
               // Behind the flush lock too: a monitor's pings are written in the order they came.
@@ -271,13 +304,14 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
                 .pipe(Effect.orDie)
             )
             // Other processes' hints of these monitors are stale now; ours is set from what was stored.
-            await run(Effect.forEach(targets, (id) => invalidation.publish(`heartbeat:${id}`), { discard: true }))
-            refreshHints(states)
+            await run(invalidation.publishMany([...targets].map((id) => `heartbeat:${id}@${origin}`)))
+            refreshHints([...earlier, ...group.map((u) => u.ping)], states)
             for (const u of group) u.done(states.has(u.ping.target_id))
           } catch (error) {
             // Not written: the earlier routine pings go back to the queue, these are answered 500 (and retried by
             // the job's curl --retry).
             queue = [...earlier, ...queue]
+            recount()
             for (const u of group) u.failed(error)
           }
         }
@@ -334,33 +368,42 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
      * comes once the ping is queued, or written when it changes the verdict.
      */
     const ping = async (token: string, signal: PingSignal, nowMs: number): Promise<Outcome> => {
-      const entry = await resolveToken(token, nowMs)
-      if (entry === undefined || (entry.expires_at !== null && nowMs >= entry.expires_at)) return { _tag: "Unknown" }
       const now = DateTime.unsafeMake(nowMs)
+      const cached = tokens.get(token)
+      let entry: TokenEntry | undefined
+      let hint: HeartbeatMachine.HeartbeatState | undefined
+      if (cached !== undefined && cached.cached_until > nowMs) {
+        if (cached.entry === undefined) return { _tag: "Unknown" }
+        entry = cached.entry
+        hint = hints.get(entry.target_id)
+      }
+      if (entry === undefined || hint === undefined) {
+        const row = await misses.get(token)
+        if (row === undefined) {
+          rememberToken(token, undefined, nowMs)
+          return { _tag: "Unknown" }
+        }
+        entry = { target_id: row.target_id, expires_at: row.expires_at === null ? null : row.expires_at.getTime() }
+        rememberToken(token, entry, nowMs)
+        // Another ping of the monitor may have set a hint while this one waited: it is the newer.
+        hint = hints.get(row.target_id) ?? fold(storedState(row, now), queuedOf(row.target_id))
+      }
+      if (entry.expires_at !== null && nowMs >= entry.expires_at) return { _tag: "Unknown" }
       const taken = PingRateLimit.take(buckets.get(token), now)
       buckets.set(token, taken.bucket)
       if (taken.decision._tag === "Limited") {
         return { _tag: "Limited", retry_after_secs: taken.decision.retry_after_secs }
       }
-      const queued: Queued = { id: uuidv7(nowMs), target_id: entry.target_id, token, signal, at: now }
-      let hint = hints.get(entry.target_id)
-      if (hint === undefined) {
-        const loaded = await run(loadHint(entry.target_id, now))
-        if (loaded === undefined) return { _tag: "Unknown" }
-        hint = fold(
-          loaded,
-          queue.filter((q) => q.target_id === entry.target_id)
-        )
-      }
+      const ping: Queued = { id: uuidv7(nowMs), target_id: entry.target_id, token, signal, at: now }
       const step = HeartbeatMachine.step(hint, HeartbeatMachine.HeartbeatEvent.Ping({ signal }), now)
       if (changesVerdict(step)) {
         hints.delete(entry.target_id)
-        const written = await writeNow(queued)
-        return written ? { _tag: "Counted", ping_id: queued.id } : { _tag: "Unknown" }
+        const written = await writeNow(ping)
+        return written ? { _tag: "Counted", ping_id: ping.id } : { _tag: "Unknown" }
       }
       hints.set(entry.target_id, step.state)
-      queue.push(queued)
-      return { _tag: "Counted", ping_id: queued.id }
+      enqueue(ping)
+      return { _tag: "Counted", ping_id: ping.id }
     }
 
     return {

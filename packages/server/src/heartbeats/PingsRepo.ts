@@ -1,19 +1,15 @@
 /**
- * Ping ingest's SQL, on the hot path (thousands of pings a second): a token's monitor, a monitor's state as a hint,
- * and the batch write (states created and locked, then the new states, the ping log, the tokens' last use and the
+ * Ping ingest's SQL, on the hot path (thousands of pings a second): tokens with their monitors' states (the cache
+ * misses of a group of pings), and the batch write (states created and locked, then the new states, the ping log, the tokens' last use and the
  * pings' outputs). Each batch travels as one JSON parameter, so a batch of any size is one statement each.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as HeartbeatMachine from "@signalman/core/heartbeat/HeartbeatMachine"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Transaction from "../database/Transaction.js"
 import * as StateRows from "./StateRows.js"
-
-/** A live ping token's monitor; `expires_at` null for the current token. */
-export const TokenRow = Schema.Struct({ target_id: Schema.String, expires_at: Schema.NullOr(Schema.DateFromSelf) })
 
 /** A monitor's row with its state columns, all null when it has no state yet (LEFT JOIN). */
 export const HintRow = Schema.Struct({
@@ -22,6 +18,15 @@ export const HintRow = Schema.Struct({
   verdict: Schema.NullOr(HeartbeatMachine.Verdict),
   paused: Schema.NullOr(Schema.Boolean)
 })
+
+/** A live token (`expires_at` null for the current one) with its monitor and the monitor's state, batched. */
+export const ResolvedRow = Schema.Struct({
+  ...HintRow.fields,
+  token: Schema.String,
+  target_id: Schema.String,
+  expires_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type ResolvedRow = typeof ResolvedRow.Type
 
 /** A monitor's stored state, locked, with whether the monitor is enabled. */
 export const LockedState = Schema.Struct({
@@ -68,22 +73,17 @@ export class PingsRepo extends Effect.Service<PingsRepo>()("Signalman/HeartbeatP
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const lookupToken = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: TokenRow,
-      execute: (token) => sql`
-        SELECT p.target_id, p.expires_at FROM ping_tokens p JOIN targets t ON t.id = p.target_id
-        WHERE p.token = ${token} AND t.kind = 'heartbeat' AND (p.expires_at IS NULL OR p.expires_at > now())
-      `
-    })
-
-    const hint = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: HintRow,
-      execute: (targetId) => sql`
-        SELECT t.enabled, h.verdict, h.paused, h.down_cause, h.first_ping_at, h.last_ping_at, h.last_success_at,
-          h.last_start_at, h.last_fail_at, h.last_exit_code, h.window_from, h.run_started_at
-        FROM targets t LEFT JOIN heartbeat_states h ON h.target_id = t.id WHERE t.id = ${targetId}
+    // The cache misses of a group of pings in one statement: each token's monitor and the monitor's state.
+    const resolve = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: ResolvedRow,
+      execute: (tokens) => sql`
+        SELECT p.token, p.target_id, p.expires_at, t.enabled, h.verdict, h.paused, h.down_cause, h.first_ping_at,
+          h.last_ping_at, h.last_success_at, h.last_start_at, h.last_fail_at, h.last_exit_code, h.window_from,
+          h.run_started_at
+        FROM ping_tokens p JOIN targets t ON t.id = p.target_id LEFT JOIN heartbeat_states h ON h.target_id = t.id
+        WHERE p.token = ANY(${tokens}::text[]) AND t.kind = 'heartbeat'
+          AND (p.expires_at IS NULL OR p.expires_at > now())
       `
     })
 
@@ -164,10 +164,9 @@ export class PingsRepo extends Effect.Service<PingsRepo>()("Signalman/HeartbeatP
     return {
       /** Runs `self` in a transaction. */
       transaction: Transaction.make(sql),
-      /** The monitor of a live heartbeat token; none for an unknown or expired one. */
-      lookupToken: (token: string) => Effect.map(Effect.orDie(lookupToken(token)), Option.getOrUndefined),
-      /** The monitor with its stored state; undefined when the monitor is gone. */
-      hint: (targetId: string) => Effect.map(Effect.orDie(hint(targetId)), Option.getOrUndefined),
+      /** Live tokens among these, each with its monitor and the monitor's stored state; unknown ones absent. */
+      resolve: (tokens: ReadonlyArray<string>) =>
+        Effect.map(Effect.orDie(resolve(tokens)), (rows) => new Map(rows.map((row) => [row.token, row]))),
       /** Creates the missing states of these heartbeat monitors. */
       ensureStates: (ids: ReadonlyArray<string>) => Effect.orDie(ensureStates(ids)),
       /** The states of these monitors, locked to the end of the transaction; a monitor gone is absent. */

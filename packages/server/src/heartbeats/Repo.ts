@@ -70,6 +70,14 @@ export type PingRow = typeof PingRow.Type
 const Token = Schema.Struct({ token: Schema.String })
 const At = Schema.Struct({ at: date })
 const Interval = Schema.Struct({ interval_secs: Schema.Number })
+const StampedInterval = Schema.Struct({ target_id: Schema.String, interval_secs: Schema.Number })
+
+/** A verdict stamp of a batch, as JSON (`at` ISO 8601): one statement stamps a whole group of first pings. */
+export interface VerdictStampRecord {
+  readonly target_id: string
+  readonly at: string
+  readonly cause: (typeof VerdictStamp.Type)["cause"]
+}
 
 export class HeartbeatsRepo extends Effect.Service<HeartbeatsRepo>()("Signalman/HeartbeatsRepo", {
   effect: Effect.gen(function* () {
@@ -155,6 +163,17 @@ export class HeartbeatsRepo extends Effect.Service<HeartbeatsRepo>()("Signalman/
       `
     })
 
+    const stampVerdicts = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: StampedInterval,
+      execute: (json) => sql`
+        UPDATE heartbeat_states h SET verdict_changed_at = r.at, verdict_cause = r.cause
+        FROM jsonb_to_recordset(${json}::jsonb) AS r(target_id uuid, at timestamptz, cause text), targets t
+        WHERE h.target_id = r.target_id AND t.id = h.target_id
+        RETURNING h.target_id, t.interval_secs
+      `
+    })
+
     const intervalOf = SqlSchema.findOne({
       Request: Schema.String,
       Result: Interval,
@@ -213,6 +232,14 @@ export class HeartbeatsRepo extends Effect.Service<HeartbeatsRepo>()("Signalman/
       recentPings: (targetId: string, limit: number) => Effect.orDie(recentPings({ target_id: targetId, limit })),
       /** Stamps the verdict change on the state; answers the monitor's interval, undefined when either is gone. */
       stampVerdict: (stamp: typeof VerdictStamp.Type) => Effect.map(Effect.orDie(stampVerdict(stamp)), seconds),
+      /** `stampVerdict` for many monitors (one stamp each); answers the intervals of those still there. */
+      stampVerdicts: (stamps: ReadonlyArray<VerdictStampRecord>) =>
+        stamps.length === 0
+          ? Effect.succeed(new Map<string, number>())
+          : Effect.map(
+              Effect.orDie(stampVerdicts(JSON.stringify(stamps))),
+              (rows) => new Map(rows.map((row) => [row.target_id, row.interval_secs]))
+            ),
       /** The monitor's interval; undefined when it is gone. */
       intervalOf: (targetId: string) => Effect.map(Effect.orDie(intervalOf(targetId)), seconds),
       /** Claims at most `limit` monitors due at `now`, in due order, locked for the surrounding transaction. */

@@ -54,7 +54,22 @@ export class Invalidation extends Effect.Service<Invalidation>()("Signalman/Inva
                 Effect.catchAllCause((cause) => Effect.logWarning("Could not publish a cache invalidation", cause))
               )
             : Effect.void
-        )
+        ),
+      /** `publish` for many tags, in one statement to the other processes (heartbeat ingest's group writes). */
+      publishMany: (tags: ReadonlyArray<string>): Effect.Effect<void> =>
+        tags.length === 0
+          ? Effect.void
+          : Effect.zipRight(
+              Effect.sync(() => {
+                for (const tag of tags) local(tag)
+              }),
+              shared
+                ? pg`SELECT pg_notify(${CHANNEL}, tag) FROM unnest(${[...tags]}::text[]) AS tag`.pipe(
+                    Effect.asVoid,
+                    Effect.catchAllCause((cause) => Effect.logWarning("Could not publish cache invalidations", cause))
+                  )
+                : Effect.void
+            )
     }
   })
 }) {}

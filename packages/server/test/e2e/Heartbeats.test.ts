@@ -12,6 +12,8 @@ import { expect } from "@effect/vitest"
 import { HeartbeatRecord } from "@signalman/core/heartbeat/HeartbeatRecord"
 import { Target } from "@signalman/core/Target"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { eventually } from "../support/Eventually.js"
 import * as Fixture from "../support/Fixture.js"
 import * as Http from "../support/Http.js"
 import type { Person } from "../support/Identity.js"
@@ -343,6 +345,95 @@ Fixture.describe(`heartbeat monitors (${TestDatabase.kind} database)`, (it) => {
         expect((yield* stateOf(server, id))?.verdict).toBe("down")
       }),
     20_000
+  )
+
+  it.effect(
+    "first pings arriving together: each monitor up with one result, then a /fail each opens one incident",
+    () =>
+      Effect.gen(function* () {
+        const { server, alice } = yield* setup
+        // Within the free plan's 20 monitors.
+        const count = 15
+        const made = yield* alice.browser.request("/api/v1/targets/bulk", {
+          json: {
+            targets: Array.from({ length: count }, (_, i) => ({
+              name: `job ${i}`,
+              check: { type: "heartbeat", period: 3600, grace: 300 }
+            }))
+          }
+        })
+        expect(made.status, made.text).toBe(201)
+        const ids = Http.decode(made, Schema.Struct({ data: Schema.Array(Target) })).data.map((target) => target.id)
+        const rows = yield* server.sql<{ target_id: string; token: string }>`
+        SELECT target_id::text AS target_id, token FROM ping_tokens
+        WHERE expires_at IS NULL AND target_id = ANY(${ids}::uuid[])
+      `.pipe(Effect.orDie)
+        expect(rows.length).toBe(count)
+        const pingAll = (suffix: string) =>
+          Effect.forEach(rows, (row) => raw(`${server.baseUrl}/ping/${row.token}${suffix}`), {
+            concurrency: "unbounded"
+          })
+        // All at once: the verdict-changing pings go to the database in groups (one write for all that arrived
+        // while the previous one ran), and each is written before its answer.
+        for (const reply of yield* pingAll("")) expect(reply.status, reply.text).toBe(200)
+        const up = yield* server.sql<{ target_id: string; verdict: string; verdict_cause: string; results: number }>`
+        SELECT h.target_id::text AS target_id, h.verdict, h.verdict_cause,
+          (SELECT count(*)::int FROM check_results r WHERE r.target_id = h.target_id) AS results
+        FROM heartbeat_states h WHERE h.target_id = ANY(${ids}::uuid[])
+      `.pipe(Effect.orDie)
+        expect(up.length).toBe(count)
+        for (const row of up) expect(row).toMatchObject({ verdict: "up", verdict_cause: "success", results: 1 })
+
+        for (const reply of yield* pingAll("/fail")) expect(reply.status, reply.text).toBe(200)
+        const down = yield* server.sql<{ verdict: string; statuses: ReadonlyArray<string> }>`
+        SELECT h.verdict,
+          ARRAY(SELECT r.status FROM check_results r WHERE r.target_id = h.target_id ORDER BY r.checked_at) AS statuses
+        FROM heartbeat_states h WHERE h.target_id = ANY(${ids}::uuid[])
+      `.pipe(Effect.orDie)
+        expect(down.length).toBe(count)
+        for (const row of down) expect(row).toMatchObject({ verdict: "down", statuses: ["up", "down"] })
+        // The failure is the job's own report: confirmed at once, one incident per monitor, none doubled.
+        const incidents = yield* eventually(
+          server.sql<{ target_id: string; n: number }>`
+          SELECT target_id::text AS target_id, count(*)::int AS n FROM incidents
+          WHERE target_id = ANY(${ids}::uuid[]) GROUP BY target_id
+        `.pipe(Effect.orDie),
+          (found) => found.length === count,
+          { timeoutMs: 10_000 }
+        )
+        expect(incidents.length).toBe(count)
+        for (const row of incidents) expect(row.n).toBe(1)
+      })
+  )
+
+  it.effect("a deleted monitor's URL answers 404 within about a second, though this process had its token cached", () =>
+    Effect.gen(function* () {
+      const { server, alice } = yield* setup
+      const { id, record: before } = yield* heartbeat(alice)
+      const url = local(server, before.ping_url)
+      expect(yield* cronPing(url)).toBe("OK\n")
+      expect((yield* raw(url)).status).toBe(200)
+      const removed = yield* alice.browser.request(`/api/v1/targets/${id}`, { method: "DELETE" })
+      expect(removed.status, removed.text).toBe(204)
+      // Pings before the next write (once a second) are still taken from memory and dropped by that write, which
+      // finds the monitor gone; from then on the token is looked up again and is unknown. Polled gently: the
+      // token's rate limit still applies.
+      const statuses: Array<number> = []
+      const last = yield* eventually(
+        Effect.map(raw(url), (reply) => {
+          statuses.push(reply.status)
+          return reply.status
+        }),
+        (status) => status === 404,
+        { timeoutMs: 8_000, intervalMs: 500 }
+      )
+      expect(last, `${statuses}`).toBe(404)
+      expect(
+        statuses.filter((status) => status !== 200 && status !== 404),
+        `${statuses}`
+      ).toEqual([])
+      expect((yield* raw(url)).status).toBe(404)
+    })
   )
 })
 
