@@ -1,8 +1,10 @@
 /**
  * The engine benchmarks' monitors, made through the real API for a bench user (`bench-user.ts`): the operator lets
  * the account hold `count` monitors at `interval` seconds, then one bulk create makes them, the i-th checking
- * `urlOf(i)`. Answers their ids in the same order.
+ * `urlOf(i)`. Answers their ids in the same order. More than a bulk request takes (`MAX_BULK_TARGETS`) go in as
+ * many requests as needed, in order.
  */
+import { MAX_BULK_TARGETS } from "@signalman/core/api/Targets"
 import { type BenchUser, READS_PER_MINUTE } from "./bench-user.js"
 
 export interface Monitors {
@@ -39,22 +41,27 @@ export const createHttpMonitors = async (
     "content-type": "application/json",
     "x-signalman-org": orgId
   }
-  const targets = Array.from({ length: monitors.count }, (_, i) => ({
-    name: `bench-${i}`,
-    interval: monitors.interval,
-    check: { type: "http", url: monitors.urlOf(i) }
-  }))
-  const created = await fetch(`${base}/api/v1/targets/bulk`, {
-    method: "POST",
-    headers: auth,
-    body: JSON.stringify({ targets })
-  })
-  if (created.status !== 201) throw new Error(`bulk create: ${created.status} ${(await created.text()).slice(0, 500)}`)
-  const body: unknown = await created.json()
-  const data = typeof body === "object" && body !== null && "data" in body ? body.data : undefined
-  const ids = Array.isArray(data)
-    ? data.map((t: unknown) => (typeof t === "object" && t !== null && "id" in t ? String(t.id) : ""))
-    : []
+  const ids: Array<string> = []
+  for (let from = 0; from < monitors.count; from += MAX_BULK_TARGETS) {
+    const targets = Array.from({ length: Math.min(MAX_BULK_TARGETS, monitors.count - from) }, (_, k) => ({
+      name: `bench-${from + k}`,
+      interval: monitors.interval,
+      check: { type: "http", url: monitors.urlOf(from + k) }
+    }))
+    const created = await fetch(`${base}/api/v1/targets/bulk`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ targets })
+    })
+    if (created.status !== 201) {
+      throw new Error(`bulk create: ${created.status} ${(await created.text()).slice(0, 500)}`)
+    }
+    const body: unknown = await created.json()
+    const data = typeof body === "object" && body !== null && "data" in body ? body.data : undefined
+    if (Array.isArray(data)) {
+      for (const t of data) ids.push(typeof t === "object" && t !== null && "id" in t ? String(t.id) : "")
+    }
+  }
   if (ids.length !== monitors.count) throw new Error(`bulk create answered ${ids.length} targets`)
   return ids
 }
