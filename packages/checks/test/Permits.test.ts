@@ -21,7 +21,13 @@ describe("Permits", () => {
       yield* permits.take
       const waiters = yield* Effect.forEach(
         Array.from({ length: 5000 }, (_, i) => i),
-        (i) => Effect.fork(Effect.zipRight(permits.take, Effect.sync(() => order.push(i)))),
+        (i) =>
+          Effect.fork(
+            Effect.zipRight(
+              permits.take,
+              Effect.sync(() => order.push(i))
+            )
+          ),
         { concurrency: 1 }
       )
       yield* settle

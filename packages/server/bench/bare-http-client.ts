@@ -56,7 +56,9 @@ const timer = setInterval(() => {
       clearInterval(wait)
       const cpu = process.cpuUsage(cpuFrom)
       const cpuSecs = (cpu.user + cpu.system) / 1e6
-      process.stdout.write(`${JSON.stringify({ sent, ok, failed, secs: (Date.now() - started) / 1000, cpu_secs: cpuSecs })}\n`)
+      process.stdout.write(
+        `${JSON.stringify({ sent, ok, failed, secs: (Date.now() - started) / 1000, cpu_secs: cpuSecs })}\n`
+      )
       process.exit(0)
     }, 20)
   }

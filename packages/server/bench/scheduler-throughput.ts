@@ -70,9 +70,7 @@ const PASSED_TO_WORKERS = /^(SCHEDULER__|CHECKER__|DATABASE__MAX_CONNECTIONS$)/
 const query = <A extends object>(url: string, statement: string) =>
   Effect.runPromise(
     Effect.scoped(
-      Effect.flatMap(PgClient.make({ url: Redacted.make(url), maxConnections: 1 }), (sql) =>
-        sql.unsafe<A>(statement)
-      )
+      Effect.flatMap(PgClient.make({ url: Redacted.make(url), maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))
     ).pipe(Effect.provide(Reactivity.layer))
   )
 
@@ -125,7 +123,14 @@ const baseline = async (origin: string) => {
   const loadFrom = os.loadavg()[0] ?? 0
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--import", import.meta.resolve("tsx"), "bench/bare-http-client.ts", origin, String(DUE_PER_SEC), String(BASELINE_SECS)],
+    [
+      "--import",
+      import.meta.resolve("tsx"),
+      "bench/bare-http-client.ts",
+      origin,
+      String(DUE_PER_SEC),
+      String(BASELINE_SECS)
+    ],
     { cwd: serverDir, env: baseEnv(), stdio: ["ignore", "pipe", "inherit"] }
   )
   children.add(child)
@@ -355,7 +360,9 @@ const main = async (): Promise<number> => {
       phaseA.doubled === 0 &&
       phaseB.doubled === 0 &&
       phaseB.missed === 0
-    log(`  aim          ${DUE_PER_SEC.toFixed(0)} checks/s on one worker, p99 < 1 s, none missed or doubled: ${aimMet ? "met" : "NOT met"}`)
+    log(
+      `  aim          ${DUE_PER_SEC.toFixed(0)} checks/s on one worker, p99 < 1 s, none missed or doubled: ${aimMet ? "met" : "NOT met"}`
+    )
     mkdirSync(path.dirname(outFile), { recursive: true })
     writeFileSync(
       outFile,
@@ -413,8 +420,12 @@ const phaseReport = (judged: ReturnType<typeof judge>, w: Window, stored: number
 
 const print = (name: string, p: ReturnType<typeof phaseReport>) => {
   log(`  phase ${name}      ${p.window_secs} s window`)
-  log(`    throughput   ${p.checks_per_sec.toFixed(1)} checks/s against ${p.due_per_sec.toFixed(1)} due; ${p.results_stored} results stored`)
-  log(`    slots        ${p.slots_ran} of ${p.slots_due} ran, ${p.missed} missed, ${p.doubled} doubled, ${p.early} early`)
+  log(
+    `    throughput   ${p.checks_per_sec.toFixed(1)} checks/s against ${p.due_per_sec.toFixed(1)} due; ${p.results_stored} results stored`
+  )
+  log(
+    `    slots        ${p.slots_ran} of ${p.slots_due} ran, ${p.missed} missed, ${p.doubled} doubled, ${p.early} early`
+  )
   log(`    lag          p50 ${p.lag_ms.p50} ms, p99 ${p.lag_ms.p99} ms, max ${p.lag_ms.max} ms`)
   for (const [i, w] of p.workers.entries()) {
     log(`    worker ${i + 1}     ${w.cpu_cores.toFixed(2)} cores, peak RSS ${w.peak_rss_mb} MB`)
@@ -422,7 +433,9 @@ const print = (name: string, p: ReturnType<typeof phaseReport>) => {
   log(
     `    per check    ${p.worker_cpu_ms_per_check.toFixed(3)} ms CPU, ${p.cpu_ratio_to_bare_client.toFixed(1)}x the bare client; PostgreSQL backends ${p.postgres_backends_cpu_cores.toFixed(2)} cores`
   )
-  log(`    load (1 min) ${p.load_1m.from.toFixed(2)} -> mean ${p.load_1m.mean.toFixed(2)} -> ${p.load_1m.to.toFixed(2)}`)
+  log(
+    `    load (1 min) ${p.load_1m.from.toFixed(2)} -> mean ${p.load_1m.mean.toFixed(2)} -> ${p.load_1m.to.toFixed(2)}`
+  )
 }
 
 main().then(
