@@ -37,6 +37,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { phaseMs } from "../src/engine/Slots.js"
 import { makeBenchUser, type SmtpCatcher, startSmtpCatcher } from "./bench-user.js"
 import { baseEnv, children, HOST, type Running, serverDir, sleep, start, stopAll } from "./children.js"
@@ -67,12 +68,26 @@ const SAMPLE_MS = 2_000
 const adminUrl = process.env["BENCH_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const PASSED_TO_WORKERS = /^(SCHEDULER__|CHECKER__|DATABASE__MAX_CONNECTIONS$)/
 
-const query = <A extends object>(url: string, statement: string) =>
+const query = (url: string, statement: string) =>
   Effect.runPromise(
     Effect.scoped(
-      Effect.flatMap(PgClient.make({ url: Redacted.make(url), maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))
+      Effect.flatMap(PgClient.make({ url: Redacted.make(url), maxConnections: 1 }), (sql) => sql.unsafe(statement))
     ).pipe(Effect.provide(Reactivity.layer))
   )
+
+// What the children and the database answer, decoded rather than trusted.
+const Arrivals = Schema.parseJson(Schema.Array(Schema.Tuple(Schema.Number, Schema.Number)))
+const BareReport = Schema.parseJson(
+  Schema.Struct({
+    sent: Schema.Number,
+    ok: Schema.Number,
+    failed: Schema.Number,
+    secs: Schema.Number,
+    cpu_secs: Schema.Number
+  })
+)
+const Pids = Schema.Array(Schema.Struct({ pid: Schema.Number }))
+const Count = Schema.Array(Schema.Struct({ n: Schema.NumberFromString }))
 
 const quantile = (sorted: ReadonlyArray<number>, q: number) =>
   sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0)
@@ -106,12 +121,8 @@ const startOrigin = async (): Promise<{ readonly base: string; readonly pid: num
 
 /** Every arrival the origin stamped since the last call, added to `into` per monitor. */
 const collect = async (origin: string, into: Map<number, Array<number>>) => {
-  const pairs: unknown = await (await fetch(`${origin}/__arrivals`)).json()
-  if (!Array.isArray(pairs)) throw new Error("the origin answered no arrivals")
-  for (const pair of pairs) {
-    if (!Array.isArray(pair)) continue
-    const [index, at] = pair
-    if (typeof index !== "number" || typeof at !== "number") continue
+  const pairs = Schema.decodeUnknownSync(Arrivals)(await (await fetch(`${origin}/__arrivals`)).text())
+  for (const [index, at] of pairs) {
     const list = into.get(index)
     if (list === undefined) into.set(index, [at])
     else list.push(at)
@@ -142,17 +153,19 @@ const baseline = async (origin: string) => {
   const sampler = setInterval(() => loads.push(os.loadavg()[0] ?? 0), SAMPLE_MS)
   await new Promise<void>((resolve) => child.once("exit", () => resolve()))
   clearInterval(sampler)
-  const parsed: unknown = JSON.parse(out.trim().split("\n").at(-1) ?? "{}")
-  const field = (name: string) =>
-    typeof parsed === "object" && parsed !== null && name in parsed ? Number(Reflect.get(parsed, name)) : Number.NaN
-  const sent = field("sent")
-  const cpuSecs = field("cpu_secs")
-  return {
-    requests_per_sec: sent / field("secs"),
+  const {
     sent,
-    ok: field("ok"),
-    failed: field("failed"),
-    cpu_cores: cpuSecs / field("secs"),
+    ok,
+    failed,
+    secs,
+    cpu_secs: cpuSecs
+  } = Schema.decodeUnknownSync(BareReport)(out.trim().split("\n").at(-1) ?? "")
+  return {
+    requests_per_sec: sent / secs,
+    sent,
+    ok,
+    failed,
+    cpu_cores: cpuSecs / secs,
     cpu_ms_per_request: (cpuSecs * 1000) / sent,
     load_1m: { from: loadFrom, mean: mean(loads), to: os.loadavg()[0] ?? 0 }
   }
@@ -163,9 +176,8 @@ const mean = (values: ReadonlyArray<number>) =>
 
 /** The CPU seconds of the PostgreSQL backends connected to `database` (pid -> seconds). */
 const backendCpu = async (database: string): Promise<Map<number, number>> => {
-  const rows = await query<{ pid: number }>(
-    adminUrl,
-    `SELECT pid FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`
+  const rows = Schema.decodeUnknownSync(Pids)(
+    await query(adminUrl, `SELECT pid FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`)
   )
   return new Map(rows.map((row) => [row.pid, cpuSeconds(row.pid).own]))
 }
@@ -397,11 +409,13 @@ const main = async (): Promise<number> => {
 
 /** The results stored for the window's checks (stamped when a check ends, so a little past its start). */
 const storedIn = async (databaseUrl: string, w: Window): Promise<number> => {
-  const rows = await query<{ n: string }>(
-    databaseUrl,
-    `SELECT count(*)::text AS n FROM check_results WHERE checked_at >= '${new Date(w.from).toISOString()}' AND checked_at < '${new Date(w.to - TAIL_MS).toISOString()}'`
+  const rows = Schema.decodeUnknownSync(Count)(
+    await query(
+      databaseUrl,
+      `SELECT count(*)::text AS n FROM check_results WHERE checked_at >= '${new Date(w.from).toISOString()}' AND checked_at < '${new Date(w.to - TAIL_MS).toISOString()}'`
+    )
   )
-  return Number(rows[0]?.n ?? Number.NaN)
+  return rows[0]?.n ?? Number.NaN
 }
 
 const phaseReport = (judged: ReturnType<typeof judge>, w: Window, stored: number, bareMsPerRequest: number) => {
