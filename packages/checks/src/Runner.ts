@@ -10,9 +10,8 @@
  *
  * The concurrency bound is one set of permits per runner (first come, first served), shared by every batch it
  * runs: two batches started at once (two scheduler ticks) still hold at most `maxConcurrency` checks in flight
- * between them. A job waits for its due
- * time and then for a permit before it asks the throttle, so a job waiting for either holds no host slot it is not
- * using, and a job waiting for its due time holds no permit either.
+ * between them. A job waits for its due time and then for a permit before it asks the throttle, so a job waiting
+ * for either holds no host slot it is not using, and a job waiting for its due time holds no permit either.
  *
  * @since 0.1.0
  */
