@@ -19,7 +19,7 @@
  *
  * Env: `BENCH_PROBE_CHECKS` (checks per round, default 1000), `BENCH_PROBE_ROUNDS` (measured rounds per side,
  * default 7), `BENCH_PROBE_WARMUP` (warm-up rounds per side, default 2), `BENCH_PROBE_CONCURRENCY` (default
- * `checker.max_concurrency`'s default, 256), `BENCH_PROBE_PORTS` (server ports, default 16), `BENCH_PROBE_CPU_PROF`
+ * `checker.max_concurrency`'s default, 1024), `BENCH_PROBE_PORTS` (server ports, default 16), `BENCH_PROBE_CPU_PROF`
  * (set to 1: the engine runs under `node --cpu-prof`, profiles in `.bench/profiles/`). Results go to stdout and to
  * `packages/checks/.bench/probes.json`.
  */

@@ -8,10 +8,10 @@
  * `run` answers the results in the order of the jobs, each with its job; `runEach` hands each result to the caller
  * as its job finishes and keeps none (the scheduler's way).
  *
- * The concurrency bound is one semaphore per runner, shared by every batch it runs: two batches started at once
- * (two scheduler ticks) still hold at most `maxConcurrency` checks in flight between them. A job waits for its due
- * time and then for a permit before it asks the throttle, so a job waiting for either holds no host slot it is not
- * using, and a job waiting for its due time holds no permit either.
+ * The concurrency bound is one set of permits per runner (first come, first served), shared by every batch it
+ * runs: two batches started at once (two scheduler ticks) still hold at most `maxConcurrency` checks in flight
+ * between them. A job waits for its due time and then for a permit before it asks the throttle, so a job waiting
+ * for either holds no host slot it is not using, and a job waiting for its due time holds no permit either.
  *
  * @since 0.1.0
  */
@@ -25,6 +25,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Permits from "./internal/permits.js"
 import * as Probe from "./Probe.js"
 import * as Throttle from "./Throttle.js"
 
@@ -114,13 +115,15 @@ export interface Tally {
 }
 
 /**
- * The default of `checker.max_concurrency`: enough checks in flight to keep a worker's network busy, few enough
- * that their sockets and buffers stay small (about 256 file descriptors and a few MiB).
+ * The default of `checker.max_concurrency`: enough checks in flight for a worker's 1,000 checks a second (issue 20)
+ * when they are slow (1,000 a second that take a second each are 1,000 in flight; at 256 the runner itself was what
+ * held a loaded worker back), few enough that their sockets and buffers stay small (about 1,024 file descriptors,
+ * which Node raises its soft limit to cover, and some tens of MiB).
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultMaxConcurrency = 256
+export const defaultMaxConcurrency = 1024
 
 /**
  * @since 0.1.0
@@ -173,8 +176,9 @@ export const make = (options: Options): Effect.Effect<Api, never, Throttle.Throt
       return yield* Effect.dieMessage(`maxConcurrency must be a positive integer, got ${options.maxConcurrency}`)
     }
     const throttle = yield* Throttle.Throttle
-    const permits = yield* Effect.makeSemaphore(options.maxConcurrency)
-    // Counted beside the semaphore (which does not expose its count) so tests and metrics can see the bound hold.
+    // First come, first served, one waiter woken per release (internal/permits.ts says why not Effect's semaphore).
+    const permits = Permits.make(options.maxConcurrency)
+    // Counted beside the permits so tests and metrics can see the bound hold.
     let held = 0
 
     // A job's bookkeeping in one uninterruptible region with one finalizer: the permit, the count beside it and
@@ -190,36 +194,40 @@ export const make = (options: Options): Effect.Effect<Api, never, Throttle.Throt
           const slotted = Option.isSome(key)
           if (slotted && !throttle.enter(key.value)) {
             held--
-            return Effect.as(permits.release(1), { _tag: "Dropped", job, key: key.value } as const)
+            permits.release()
+            return Effect.succeed({ _tag: "Dropped", job, key: key.value } as const)
           }
           return Effect.onExit(
             Effect.matchCauseEffect(restore(traced(job.spec, job.target)), {
               onSuccess: (outcome) => Effect.succeed<Result<J>>({ _tag: "Ran", job, outcome }),
               onFailure: (cause) => failed(job, cause)
             }),
-            () => {
-              held--
-              if (slotted) throttle.leave(key.value)
-              return permits.release(1)
-            }
+            () =>
+              Effect.sync(() => {
+                held--
+                if (slotted) throttle.leave(key.value)
+                permits.release()
+              })
           )
         }
         const deadline = job.deadlineMs
         // The deadline is judged once the permit is held, since the wait for it is what can run past a lease.
         return Effect.flatMap(
-          restore(permits.take(1)),
+          restore(permits.take),
           deadline === undefined
             ? admitted
             : () =>
-                Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                  now > deadline ? Effect.as(permits.release(1), { _tag: "Expired", job } as const) : admitted()
-                )
+                Effect.flatMap(Clock.currentTimeMillis, (now) => {
+                  if (now <= deadline) return admitted()
+                  permits.release()
+                  return Effect.succeed({ _tag: "Expired", job } as const)
+                })
         )
       })
 
     // A batch runs on at most maxConcurrency worker fibers, each taking the next job when its last one ends, as a
     // plain loop of workers would: a fiber per job (Effect.forEach's way) cost a check as much as its whole
-    // bookkeeping on the probe benchmark. The semaphore is the bound across batches. Workers take the jobs in order
+    // bookkeeping on the probe benchmark. The permits are the bound across batches. Workers take the jobs in order
     // of their due times, so a worker waiting for a job's time never keeps an earlier job from starting: whenever a
     // job is due, every job a worker is waiting on is due too. Each result goes to `sink`: into the array at its
     // job's index (run), or to the caller's callback (runEach).

@@ -4,6 +4,7 @@
  * checking `urlOf(i)` every `interval` seconds; `createHeartbeatMonitors`: the ingest bench's. Each answers the ids
  * in the order asked.
  */
+import { MAX_BULK_TARGETS } from "@signalman/core/api/Targets"
 import { type BenchUser, READS_PER_MINUTE } from "./bench-user.js"
 
 export interface Monitors {
@@ -12,8 +13,8 @@ export interface Monitors {
   readonly urlOf: (index: number) => string
 }
 
-/** The most targets one `POST /api/v1/targets/bulk` takes (spec: up to 10,000). */
-const BULK_MAX = 10_000
+/** The most targets one `POST /api/v1/targets/bulk` takes. */
+const BULK_MAX = MAX_BULK_TARGETS
 
 export const createHttpMonitors = (
   base: string,

@@ -321,7 +321,9 @@ export const settings = {
   "scheduler.max_concurrency": Setting.integer({
     description:
       "Scheduled runs one worker process holds at once, from claim to result (waiting for their time, queued or in flight)",
-    default: 1000,
+    // A worker claims a second ahead, so at 1,000 checks a second about 1,250 runs wait for their time (a second
+    // plus a poll) beside those in flight: at 1,000 the claims fell behind the grid (issue 20, docs/capacity.md).
+    default: 4000,
     min: 1
   }),
   "scheduler.poll_interval_ms": Setting.integer({
