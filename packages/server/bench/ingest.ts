@@ -62,6 +62,10 @@ const CONNECTIONS = 64
 const FIRST_CONNECTIONS = 256
 // The uncapped routine run: enough requests for several seconds at any rate this machine reaches.
 const CEILING_REQUESTS = Number(process.env["BENCH_INGEST_CEILING_REQUESTS"] ?? 60_000)
+// `first` stops after the first-ping phase (a short run comparing write lanes); unset runs every phase.
+const FIRST_ONLY = process.env["BENCH_INGEST_PHASES"] === "first"
+// The server's `heartbeats.write_lanes`; unset keeps its default.
+const WRITE_LANES = process.env["BENCH_INGEST_WRITE_LANES"]
 // Inside a burst: autocannon sends each second's requests at the top of the second, so 3.5 s falls while the server
 // is answering the fourth.
 const SIGTERM_AFTER_MS = 3_500
@@ -287,7 +291,8 @@ const main = async () => {
         LOG__LEVEL: "warn",
         OPERATOR__ADMIN_TOKEN: adminToken,
         MAIL__SMTP_URL: smtp.url,
-        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0"
+        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
+        ...(WRITE_LANES === undefined ? {} : { HEARTBEATS__WRITE_LANES: WRITE_LANES })
       },
       readyPath: "/readyz"
     })
@@ -346,6 +351,23 @@ const main = async () => {
     const notUp = allIds.filter((id) => afterFirst.get(id)?.verdict !== "up").length
     if (notUp > 0) fail(`${notUp} monitors are not up after their first ping was answered`)
     else log(`after the first pings: all ${allIds.length} monitors up in the database`)
+    if (FIRST_ONLY) {
+      const report = {
+        monitors: { routine: MONITORS, fresh: FRESH },
+        write_lanes: WRITE_LANES ?? "default",
+        server: "signalman --role api, PostgreSQL (fresh database), no worker",
+        first_pings: { offered: firstCapped.measured, ceiling: firstCeiling.measured },
+        failures,
+        machine: { cpus: os.cpus().length, node: process.version, load_average_end: os.loadavg() }
+      }
+      mkdirSync(path.dirname(outFile), { recursive: true })
+      writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`)
+      log(
+        `write lanes ${WRITE_LANES ?? "default"}: first pings ${firstCapped.measured.per_second}/s at ` +
+          `${FIRST_RATE}/s offered, ${firstCeiling.measured.per_second}/s as fast as they go`
+      )
+      return
+    }
 
     // Phase 1: routine pings.
     const routineCeiling = await measure(generator, server, "routine pings: as fast as they go", {

@@ -318,6 +318,13 @@ export const settings = {
   "notifier.sms.from": Setting.optionalString({
     description: "Sender of SMS alerts: an E.164 number or a messaging service id the provider knows"
   }),
+  "heartbeats.write_lanes": Setting.integer({
+    description:
+      "Verdict-changing heartbeat pings written at once by one api process, each lane a group commit of its own monitors; at most half of database.max_connections, 1 on the embedded database",
+    default: 4,
+    min: 1,
+    max: 64
+  }),
   "scheduler.max_concurrency": Setting.integer({
     description:
       "Scheduled runs one worker process holds at once, from claim to result (waiting for their time, queued or in flight)",
