@@ -41,6 +41,7 @@ import * as Schema from "effect/Schema"
 import { makeBenchUser, startSmtpCatcher } from "./bench-user.js"
 import { children, isAlive, type Running, serverDir, start, stopAll } from "./children.js"
 import { Done, type Run } from "./ingest-load.js"
+import * as LatencyProxy from "./latency-proxy.js"
 import { createHeartbeatMonitors } from "./monitors.js"
 
 if (process.env["BENCH_LONG"] !== "1") {
@@ -66,6 +67,9 @@ const CEILING_REQUESTS = Number(process.env["BENCH_INGEST_CEILING_REQUESTS"] ?? 
 const FIRST_ONLY = process.env["BENCH_INGEST_PHASES"] === "first"
 // The server's `heartbeats.write_lanes`; unset keeps its default.
 const WRITE_LANES = process.env["BENCH_INGEST_WRITE_LANES"]
+// Milliseconds added each way between the server and PostgreSQL (a proxy in this process), as if the database ran on
+// another host; 0 (the default) connects directly.
+const DB_DELAY_MS = Number(process.env["BENCH_INGEST_DB_DELAY_MS"] ?? 0)
 // Inside a burst: autocannon sends each second's requests at the top of the second, so 3.5 s falls while the server
 // is answering the fourth.
 const SIGTERM_AFTER_MS = 3_500
@@ -264,6 +268,15 @@ const main = async () => {
   const url = databaseUrl(name)
   const generator = startGenerator()
   const smtp = await startSmtpCatcher("127.0.0.1")
+  const direct = new URL(url)
+  const proxy =
+    DB_DELAY_MS > 0 ? await LatencyProxy.start(direct.hostname, Number(direct.port || 5432), DB_DELAY_MS) : undefined
+  const serverUrl = (() => {
+    if (proxy === undefined) return url
+    const through = new URL(url)
+    through.host = `127.0.0.1:${proxy.port}`
+    return through.toString()
+  })()
   try {
     // The baseline first, on a machine not yet warmed by anything else of this run.
     const bare = await start({ name: "bare-ping", description: "node:http", script: "bench/bare-ping.ts", env: {} })
@@ -287,7 +300,7 @@ const main = async () => {
       script: "src/main.ts",
       env: {
         ROLE: "api",
-        DATABASE_URL: url,
+        DATABASE_URL: serverUrl,
         LOG__LEVEL: "warn",
         OPERATOR__ADMIN_TOKEN: adminToken,
         MAIL__SMTP_URL: smtp.url,
@@ -355,6 +368,7 @@ const main = async () => {
       const report = {
         monitors: { routine: MONITORS, fresh: FRESH },
         write_lanes: WRITE_LANES ?? "default",
+        database_delay_ms_each_way: DB_DELAY_MS,
         server: "signalman --role api, PostgreSQL (fresh database), no worker",
         first_pings: { offered: firstCapped.measured, ceiling: firstCeiling.measured },
         failures,
@@ -363,7 +377,7 @@ const main = async () => {
       mkdirSync(path.dirname(outFile), { recursive: true })
       writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`)
       log(
-        `write lanes ${WRITE_LANES ?? "default"}: first pings ${firstCapped.measured.per_second}/s at ` +
+        `write lanes ${WRITE_LANES ?? "default"}, database delay ${DB_DELAY_MS} ms each way: first pings ${firstCapped.measured.per_second}/s at ` +
           `${FIRST_RATE}/s offered, ${firstCeiling.measured.per_second}/s as fast as they go`
       )
       return
@@ -495,6 +509,7 @@ const main = async () => {
   } finally {
     generator.close()
     await stopAll()
+    await proxy?.close()
     await smtp.close()
     await withDatabase(adminUrl, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).catch(() => undefined)
   }

@@ -321,7 +321,9 @@ export const settings = {
   "heartbeats.write_lanes": Setting.integer({
     description:
       "Verdict-changing heartbeat pings written at once by one api process, each lane a group commit of its own monitors; at most half of database.max_connections, 1 on the embedded database",
-    default: 4,
+    // 1 by measurement: on a 2-core machine running the server and PostgreSQL, more lanes cut the groups smaller
+    // and lowered first pings a second (docs/capacity.md, "Write lanes").
+    default: 1,
     min: 1,
     max: 64
   }),

@@ -17,8 +17,11 @@
  *   commit: one transaction, a fixed number of statements whatever the group's size, verdict changes and their
  *   results included). A hint that was wrong costs nothing: the replay finds the real outcome, and a verdict change
  *   it finds is written with that batch.
- * - The queue is written on graceful shutdown, after the HTTP drain, so an acknowledged ping is never lost; a write
- *   under way when the shutdown begins is finished, not cut. A crash (SIGKILL, power loss) loses the routine pings
+ * - Writes go by lane (`heartbeats.write_lanes`, `WriteLanes`): each lane holds its monitors' queue and group commit,
+ *   one write at a time; the lanes write side by side. A monitor is always in the same lane, so its pings are written
+ *   in order and two lanes never lock the same monitor's rows.
+ * - Every lane's queue is written on graceful shutdown, after the HTTP drain and every lane's group commit, so an
+ *   acknowledged ping is never lost; a write under way when the shutdown begins is finished, not cut. A crash (SIGKILL, power loss) loses the routine pings
  *   acknowledged in the last second or so, never a verdict change (docs/heartbeats.md).
  */
 import { randomUUID } from "node:crypto"
@@ -343,7 +346,9 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
           const states = await run(
             // Behind the lane's lock: its flush and this write never overlap, so a monitor's pings are written in
             // the order they came.
-            lane.lock.withPermits(1)(commit([...earlier, ...group.map((u) => u.ping)], [])).pipe(Effect.orDie)
+            lane.lock
+              .withPermits(1)(commit([...earlier, ...group.map((u) => u.ping)], []))
+              .pipe(Effect.orDie)
           )
           // Other processes' hints of these monitors are stale now; ours is set from what was stored.
           await run(invalidation.publishMany([...targets].map((id) => `heartbeat:${id}@${origin}`)))

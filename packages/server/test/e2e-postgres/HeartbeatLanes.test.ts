@@ -121,7 +121,8 @@ describe("heartbeat write lanes", () => {
         for (const row of flapping) {
           expect(sequenceOf.get(row.target_id), row.target_id).toBe("success,fail,fail,success -,-,1,0")
         }
-        for (const row of steady) expect(sequenceOf.get(row.target_id), row.target_id).toBe("success,success,success -,-,0")
+        for (const row of steady)
+          expect(sequenceOf.get(row.target_id), row.target_id).toBe("success,success,success -,-,0")
 
         // Every monitor up again, with one result per verdict change: up; or up, down, up.
         const verdicts = yield* setup.sql<{ target_id: string; verdict: string }>`
