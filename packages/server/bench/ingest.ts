@@ -41,7 +41,6 @@ import * as Schema from "effect/Schema"
 import { makeBenchUser, startSmtpCatcher } from "./bench-user.js"
 import { children, isAlive, type Running, serverDir, start, stopAll } from "./children.js"
 import { Done, type Run } from "./ingest-load.js"
-import * as LatencyProxy from "./latency-proxy.js"
 import { createHeartbeatMonitors } from "./monitors.js"
 
 if (process.env["BENCH_LONG"] !== "1") {
@@ -63,13 +62,6 @@ const CONNECTIONS = 64
 const FIRST_CONNECTIONS = 256
 // The uncapped routine run: enough requests for several seconds at any rate this machine reaches.
 const CEILING_REQUESTS = Number(process.env["BENCH_INGEST_CEILING_REQUESTS"] ?? 60_000)
-// `first` stops after the first-ping phase (a short run comparing write lanes); unset runs every phase.
-const FIRST_ONLY = process.env["BENCH_INGEST_PHASES"] === "first"
-// The server's `heartbeats.write_lanes`; unset keeps its default.
-const WRITE_LANES = process.env["BENCH_INGEST_WRITE_LANES"]
-// Milliseconds added each way between the server and PostgreSQL (a proxy in this process), as if the database ran on
-// another host; 0 (the default) connects directly.
-const DB_DELAY_MS = Number(process.env["BENCH_INGEST_DB_DELAY_MS"] ?? 0)
 // Inside a burst: autocannon sends each second's requests at the top of the second, so 3.5 s falls while the server
 // is answering the fourth.
 const SIGTERM_AFTER_MS = 3_500
@@ -268,15 +260,6 @@ const main = async () => {
   const url = databaseUrl(name)
   const generator = startGenerator()
   const smtp = await startSmtpCatcher("127.0.0.1")
-  const direct = new URL(url)
-  const proxy =
-    DB_DELAY_MS > 0 ? await LatencyProxy.start(direct.hostname, Number(direct.port || 5432), DB_DELAY_MS) : undefined
-  const serverUrl = (() => {
-    if (proxy === undefined) return url
-    const through = new URL(url)
-    through.host = `127.0.0.1:${proxy.port}`
-    return through.toString()
-  })()
   try {
     // The baseline first, on a machine not yet warmed by anything else of this run.
     const bare = await start({ name: "bare-ping", description: "node:http", script: "bench/bare-ping.ts", env: {} })
@@ -300,12 +283,11 @@ const main = async () => {
       script: "src/main.ts",
       env: {
         ROLE: "api",
-        DATABASE_URL: serverUrl,
+        DATABASE_URL: url,
         LOG__LEVEL: "warn",
         OPERATOR__ADMIN_TOKEN: adminToken,
         MAIL__SMTP_URL: smtp.url,
-        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-        ...(WRITE_LANES === undefined ? {} : { HEARTBEATS__WRITE_LANES: WRITE_LANES })
+        AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0"
       },
       readyPath: "/readyz"
     })
@@ -364,24 +346,6 @@ const main = async () => {
     const notUp = allIds.filter((id) => afterFirst.get(id)?.verdict !== "up").length
     if (notUp > 0) fail(`${notUp} monitors are not up after their first ping was answered`)
     else log(`after the first pings: all ${allIds.length} monitors up in the database`)
-    if (FIRST_ONLY) {
-      const report = {
-        monitors: { routine: MONITORS, fresh: FRESH },
-        write_lanes: WRITE_LANES ?? "default",
-        database_delay_ms_each_way: DB_DELAY_MS,
-        server: "signalman --role api, PostgreSQL (fresh database), no worker",
-        first_pings: { offered: firstCapped.measured, ceiling: firstCeiling.measured },
-        failures,
-        machine: { cpus: os.cpus().length, node: process.version, load_average_end: os.loadavg() }
-      }
-      mkdirSync(path.dirname(outFile), { recursive: true })
-      writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`)
-      log(
-        `write lanes ${WRITE_LANES ?? "default"}, database delay ${DB_DELAY_MS} ms each way: first pings ${firstCapped.measured.per_second}/s at ` +
-          `${FIRST_RATE}/s offered, ${firstCeiling.measured.per_second}/s as fast as they go`
-      )
-      return
-    }
 
     // Phase 1: routine pings.
     const routineCeiling = await measure(generator, server, "routine pings: as fast as they go", {
@@ -509,7 +473,6 @@ const main = async () => {
   } finally {
     generator.close()
     await stopAll()
-    await proxy?.close()
     await smtp.close()
     await withDatabase(adminUrl, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).catch(() => undefined)
   }

@@ -318,15 +318,6 @@ export const settings = {
   "notifier.sms.from": Setting.optionalString({
     description: "Sender of SMS alerts: an E.164 number or a messaging service id the provider knows"
   }),
-  "heartbeats.write_lanes": Setting.integer({
-    description:
-      "Verdict-changing heartbeat pings written at once by one api process, each lane a group commit of its own monitors; at most half of database.max_connections, 1 on the embedded database",
-    // 1 by measurement: on a 2-core machine running the server and PostgreSQL, more lanes cut the groups smaller
-    // and lowered first pings a second (docs/capacity.md, "Write lanes").
-    default: 1,
-    min: 1,
-    max: 64
-  }),
   "scheduler.max_concurrency": Setting.integer({
     description:
       "Scheduled runs one worker process holds at once, from claim to result (waiting for their time, queued or in flight)",

@@ -133,7 +133,7 @@ export const handler =
           }
           case "Counted": {
             const body = await readBody(request)
-            if (body.kept !== null) pings.output(outcome.target_id, outcome.ping_id, PingOutput.fromBody(body.kept))
+            if (body.kept !== null) pings.output(outcome.ping_id, PingOutput.fromBody(body.kept))
             return send(response, requestId, 200, OK, {}, !body.complete)
           }
         }

@@ -17,11 +17,8 @@
  *   commit: one transaction, a fixed number of statements whatever the group's size, verdict changes and their
  *   results included). A hint that was wrong costs nothing: the replay finds the real outcome, and a verdict change
  *   it finds is written with that batch.
- * - Writes go by lane (`heartbeats.write_lanes`, `WriteLanes`): each lane holds its monitors' queue and group commit,
- *   one write at a time; the lanes write side by side. A monitor is always in the same lane, so its pings are written
- *   in order and two lanes never lock the same monitor's rows.
- * - Every lane's queue is written on graceful shutdown, after the HTTP drain and every lane's group commit, so an
- *   acknowledged ping is never lost; a write under way when the shutdown begins is finished, not cut. A crash (SIGKILL, power loss) loses the routine pings
+ * - The queue is written on graceful shutdown, after the HTTP drain, so an acknowledged ping is never lost; a write
+ *   under way when the shutdown begins is finished, not cut. A crash (SIGKILL, power loss) loses the routine pings
  *   acknowledged in the last second or so, never a verdict change (docs/heartbeats.md).
  */
 import { randomUUID } from "node:crypto"
@@ -33,20 +30,18 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
-import { AppConfig } from "../config/Config.js"
 import { uuidv7 } from "../infra/Ids.js"
 import { Invalidation } from "../infra/Invalidation.js"
 import * as GroupLoad from "./GroupLoad.js"
 import { type Change, HeartbeatVerdicts } from "./HeartbeatVerdicts.js"
 import { type PingLog, PingsRepo, type ResolvedRow, type StateRecord } from "./PingsRepo.js"
 import * as StateRows from "./StateRows.js"
-import * as WriteLanes from "./WriteLanes.js"
 
 /** What became of a ping. */
 export type Outcome =
   | { readonly _tag: "Unknown" }
   | { readonly _tag: "Limited"; readonly retry_after_secs: number }
-  | { readonly _tag: "Counted"; readonly ping_id: string; readonly target_id: string }
+  | { readonly _tag: "Counted"; readonly ping_id: string }
 
 interface TokenEntry {
   readonly target_id: string
@@ -73,26 +68,6 @@ interface OutputPatch {
   readonly output: string
 }
 
-/** A verdict-changing ping waiting for its lane's write, with its caller's answer. */
-interface Urgent {
-  readonly ping: Queued
-  readonly done: (written: boolean) => void
-  readonly failed: (error: unknown) => void
-}
-
-/** One lane: its monitors' pings queued, their outputs, their verdict-changing pings, and its one writer. */
-interface Lane {
-  queue: Array<Queued>
-  /** How many pings of each monitor wait in `queue`. */
-  readonly queued: Map<string, number>
-  outputs: Array<OutputPatch>
-  urgent: Array<Urgent>
-  /** The verdict-changing write under way, if any. */
-  writing: Promise<void> | undefined
-  /** Held by each write of the lane (a flush or a group commit): one at a time. */
-  readonly lock: Effect.Semaphore
-}
-
 const TOKEN_TTL_MS = 5 * 60_000
 const UNKNOWN_TTL_MS = 30_000
 const MAX_CACHED_TOKENS = 200_000
@@ -116,6 +91,8 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
     const tokens = new Map<string, CachedToken>()
     const buckets = new Map<string, PingRateLimit.Bucket>()
     const hints = new Map<string, HeartbeatMachine.HeartbeatState>()
+    let queue: Array<Queued> = []
+    let outputs: Array<OutputPatch> = []
 
     // This process's own `heartbeat:` invalidations name it (`heartbeat:<id>@<origin>`), so their echo through
     // LISTEN is recognised: the hint it set from what it had just written is right, and dropping it would cost the
@@ -141,35 +118,19 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
       tokens.set(token, { entry, cached_until: nowMs + (entry === undefined ? UNKNOWN_TTL_MS : TOKEN_TTL_MS) })
     }
 
-    // Each lane holds its monitors' queued pings, their outputs and their verdict-changing pings, and writes them
-    // one transaction at a time; the lanes write side by side. A monitor is always in the same lane, so its pings are
-    // written in the order they came and two lanes never lock the same monitor's rows (WriteLanes).
-    const lanes: ReadonlyArray<Lane> = Array.from({ length: WriteLanes.count(yield* AppConfig) }, () => ({
-      queue: [],
-      queued: new Map(),
-      outputs: [],
-      urgent: [],
-      writing: undefined,
-      lock: Effect.unsafeMakeSemaphore(1)
-    }))
-    const laneOf = (targetId: string): Lane => lanes[WriteLanes.of(targetId, lanes.length)] ?? lanes[0]!
-
-    // How many pings of each monitor wait in its lane's queue, so a hint loaded for a monitor replays only its own
-    // pings instead of scanning the queue (thousands of pings) once per miss.
+    // How many pings of each monitor wait in `queue`, so a hint loaded for a monitor replays only its own pings
+    // instead of scanning the queue (thousands of pings) once per miss.
+    const queued = new Map<string, number>()
     const enqueue = (ping: Queued) => {
-      const lane = laneOf(ping.target_id)
-      lane.queue.push(ping)
-      lane.queued.set(ping.target_id, (lane.queued.get(ping.target_id) ?? 0) + 1)
+      queue.push(ping)
+      queued.set(ping.target_id, (queued.get(ping.target_id) ?? 0) + 1)
     }
-    const recount = (lane: Lane) => {
-      lane.queued.clear()
-      for (const ping of lane.queue) lane.queued.set(ping.target_id, (lane.queued.get(ping.target_id) ?? 0) + 1)
+    const recount = () => {
+      queued.clear()
+      for (const ping of queue) queued.set(ping.target_id, (queued.get(ping.target_id) ?? 0) + 1)
     }
-    const queuedOf = (targetId: string): ReadonlyArray<Queued> => {
-      const lane = laneOf(targetId)
-      return lane.queued.has(targetId) ? lane.queue.filter((ping) => ping.target_id === targetId) : []
-    }
-    const pending = () => lanes.reduce((n, lane) => n + lane.queue.length, 0)
+    const queuedOf = (targetId: string): ReadonlyArray<Queued> =>
+      queued.has(targetId) ? queue.filter((ping) => ping.target_id === targetId) : []
 
     const fold = (
       state: HeartbeatMachine.HeartbeatState,
@@ -277,7 +238,7 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
       batch: ReadonlyArray<Queued>,
       states: ReadonlyMap<string, HeartbeatMachine.HeartbeatState>
     ) => {
-      for (const [id, state] of states) if (!laneOf(id).queued.has(id)) hints.set(id, state)
+      for (const [id, state] of states) if (!queued.has(id)) hints.set(id, state)
       for (const ping of batch) {
         if (states.has(ping.target_id)) continue
         tokens.delete(ping.token)
@@ -285,91 +246,87 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
       }
     }
 
-    /** Writes what a lane has queued; on failure it goes back to the head of the queue for the next try. */
-    // One write at a time per lane: a flush asked for while the lane writes waits for it, so a caller that flushes
-    // (the record, the evaluation) sees every ping acknowledged before it asked.
+    /** Writes what is queued; on failure it goes back to the head of the queue for the next try. */
+    // One flush at a time: a flush asked for while another writes waits for it, so a caller that flushes (the record,
+    // the evaluation) sees every ping acknowledged before it asked.
+    const flushLock = yield* Effect.makeSemaphore(1)
     // Uninterruptible: the batch has left the queue, so a flush cut short (the shutdown interrupting the flusher)
     // would lose it; the interruption waits for the write to end instead, and the finalizer writes the rest.
-    const flushLane = (lane: Lane): Effect.Effect<number> =>
-      Effect.suspend(() => {
-        if (lane.queue.length === 0 && lane.outputs.length === 0) return Effect.succeed(0)
-        const batch = lane.queue
-        const patches = lane.outputs
-        lane.queue = []
-        lane.queued.clear()
-        lane.outputs = []
-        return commit(batch, patches).pipe(
-          Effect.map((states) => {
-            refreshHints(batch, states)
-            return batch.length
-          }),
-          Effect.catchAllCause((cause) =>
-            Effect.sync(() => {
-              lane.queue = [...batch, ...lane.queue]
-              recount(lane)
-              lane.outputs = [...patches, ...lane.outputs]
-              return 0
-            }).pipe(Effect.zipLeft(Effect.logWarning("Heartbeat pings not written; retrying", cause)))
-          )
+    const flushOnce: Effect.Effect<number> = Effect.suspend(() => {
+      if (queue.length === 0 && outputs.length === 0) return Effect.succeed(0)
+      const batch = queue
+      const patches = outputs
+      queue = []
+      queued.clear()
+      outputs = []
+      return commit(batch, patches).pipe(
+        Effect.map((states) => {
+          refreshHints(batch, states)
+          return batch.length
+        }),
+        Effect.catchAllCause((cause) =>
+          Effect.sync(() => {
+            queue = [...batch, ...queue]
+            recount()
+            outputs = [...patches, ...outputs]
+            return 0
+          }).pipe(Effect.zipLeft(Effect.logWarning("Heartbeat pings not written; retrying", cause)))
         )
-      }).pipe(Effect.uninterruptible, lane.lock.withPermits(1))
+      )
+    }).pipe(Effect.uninterruptible)
 
-    // Every lane's queue, the lanes side by side.
-    const flush: Effect.Effect<number> = Effect.map(
-      Effect.forEach(lanes, flushLane, { concurrency: "unbounded" }),
-      (written) => written.reduce((a, b) => a + b, 0)
-    )
+    // Verdict-changing pings waiting for their write. Pings arriving while one write runs go together in the
+    // next (a group commit): each is still written before it is answered, at far more than one transaction each.
+    let urgent: Array<{
+      readonly ping: Queued
+      readonly done: (written: boolean) => void
+      readonly failed: (error: unknown) => void
+    }> = []
+    let writing = false
 
-    // A lane's verdict-changing pings waiting for their write. Pings arriving while the lane writes go together in
-    // its next write (a group commit): each is still written before it is answered, at far more than one
-    // transaction each.
-    // Ends (and clears `lane.writing`) in the same turn as it finds the lane's list empty, so a ping arriving after
-    // that starts a new writer instead of waiting for one that has stopped.
-    const writeUrgent = async (lane: Lane): Promise<void> => {
+    const writeUrgent = async (): Promise<void> => {
+      writing = true
       try {
-        await drainUrgent(lane)
+        while (urgent.length > 0) {
+          const group = urgent
+          urgent = []
+          const targets = new Set(group.map((u) => u.ping.target_id))
+          const earlier = queue.filter((ping) => targets.has(ping.target_id))
+          if (earlier.length > 0) {
+            queue = queue.filter((ping) => !targets.has(ping.target_id))
+            for (const id of targets) queued.delete(id)
+          }
+          try {
+            const states = await run(
+              // Behind the flush lock too: a monitor's pings are written in the order they came.
+              flushLock
+                .withPermits(1)(commit([...earlier, ...group.map((u) => u.ping)], []))
+                .pipe(Effect.orDie)
+            )
+            // Other processes' hints of these monitors are stale now; ours is set from what was stored.
+            await run(invalidation.publishMany([...targets].map((id) => `heartbeat:${id}@${origin}`)))
+            refreshHints([...earlier, ...group.map((u) => u.ping)], states)
+            for (const u of group) u.done(states.has(u.ping.target_id))
+          } catch (error) {
+            // Not written: the earlier routine pings go back to the queue, these are answered 500 (and retried by
+            // the job's curl --retry).
+            queue = [...earlier, ...queue]
+            recount()
+            for (const u of group) u.failed(error)
+          }
+        }
       } finally {
-        lane.writing = undefined
-      }
-    }
-    const drainUrgent = async (lane: Lane): Promise<void> => {
-      while (lane.urgent.length > 0) {
-        const group = lane.urgent
-        lane.urgent = []
-        const targets = new Set(group.map((u) => u.ping.target_id))
-        const earlier = lane.queue.filter((ping) => targets.has(ping.target_id))
-        if (earlier.length > 0) {
-          lane.queue = lane.queue.filter((ping) => !targets.has(ping.target_id))
-          for (const id of targets) lane.queued.delete(id)
-        }
-        try {
-          const states = await run(
-            // Behind the lane's lock: its flush and this write never overlap, so a monitor's pings are written in
-            // the order they came.
-            lane.lock
-              .withPermits(1)(commit([...earlier, ...group.map((u) => u.ping)], []))
-              .pipe(Effect.orDie)
-          )
-          // Other processes' hints of these monitors are stale now; ours is set from what was stored.
-          await run(invalidation.publishMany([...targets].map((id) => `heartbeat:${id}@${origin}`)))
-          refreshHints([...earlier, ...group.map((u) => u.ping)], states)
-          for (const u of group) u.done(states.has(u.ping.target_id))
-        } catch (error) {
-          // Not written: the earlier routine pings go back to the queue, these are answered 500 (and retried by
-          // the job's curl --retry).
-          lane.queue = [...earlier, ...lane.queue]
-          recount(lane)
-          for (const u of group) u.failed(error)
-        }
+        writing = false
       }
     }
 
-    /** A verdict-changing ping: its monitor's queued pings and this one, written by its lane before it is answered. */
+    const flush = flushLock.withPermits(1)(flushOnce)
+
+    /** A verdict-changing ping: its monitor's queued pings and this one, written before it is answered. */
     const writeNow = (ping: Queued): Promise<boolean> =>
       new Promise((resolve, reject) => {
-        const lane = laneOf(ping.target_id)
-        lane.urgent.push({ ping, done: resolve, failed: reject })
-        if (lane.writing === undefined) lane.writing = writeUrgent(lane)
+        urgent.push({ ping, done: resolve, failed: reject })
+        if (!writing) void writeUrgent()
       })
 
     const sweepBuckets = Effect.sync(() => {
@@ -390,24 +347,19 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* Effect.logInfo("Shutting down: writing the acknowledged pings").pipe(
-          Effect.annotateLogs("queued", pending()),
-          Effect.annotateLogs("lanes", lanes.length)
+          Effect.annotateLogs("queued", queue.length)
         )
         // Stopped between two flushes, never during one: a flush interrupted mid-write had taken its batch off the
         // queue and did not put it back (recovery does not run on interruption), so the pings it held, acknowledged
-        // within the last second, were lost without a word. Each lane's flush is uninterruptible, so the
-        // interruption waits for the writes under way.
-        yield* Fiber.interrupt(flusher)
-        // Every lane's verdict-changing writes end too (after the HTTP drain none should be left; a lane still
-        // writing is waited for, not cut, and its routine pings it put back on failure are written below).
-        yield* Effect.promise(() => Promise.allSettled(lanes.map((lane) => lane.writing)))
+        // within the last second, were lost without a word.
+        yield* flushLock.withPermits(1)(Fiber.interrupt(flusher))
         let rounds = 0
-        while (lanes.some((lane) => lane.queue.length > 0 || lane.outputs.length > 0) && rounds < 5) {
+        while ((queue.length > 0 || outputs.length > 0) && rounds < 5) {
           yield* flush
           rounds++
         }
-        if (pending() > 0)
-          yield* Effect.logError("Heartbeat pings lost at shutdown").pipe(Effect.annotateLogs("pings", pending()))
+        if (queue.length > 0)
+          yield* Effect.logError("Heartbeat pings lost at shutdown").pipe(Effect.annotateLogs("pings", queue.length))
       })
     )
 
@@ -447,23 +399,23 @@ export class Pings extends Effect.Service<Pings>()("Signalman/Pings", {
       if (changesVerdict(step)) {
         hints.delete(entry.target_id)
         const written = await writeNow(ping)
-        return written ? { _tag: "Counted", ping_id: ping.id, target_id: ping.target_id } : { _tag: "Unknown" }
+        return written ? { _tag: "Counted", ping_id: ping.id } : { _tag: "Unknown" }
       }
       hints.set(entry.target_id, step.state)
       enqueue(ping)
-      return { _tag: "Counted", ping_id: ping.id, target_id: ping.target_id }
+      return { _tag: "Counted", ping_id: ping.id }
     }
 
     return {
       ping,
       /** Keeps a counted ping's body as its output (written with the next batch). */
-      output: (targetId: string, pingId: string, output: string): void => {
-        laneOf(targetId).outputs.push({ ping_id: pingId, output })
+      output: (pingId: string, output: string): void => {
+        outputs.push({ ping_id: pingId, output })
       },
       /** Writes everything queued now (tests, and the record's read-your-writes). */
       flush: Effect.asVoid(flush),
       /** Pings queued and not yet written. */
-      pending
+      pending: (): number => queue.length
     }
   }),
   dependencies: [HeartbeatVerdicts.Default, Invalidation.Default, PingsRepo.Default]

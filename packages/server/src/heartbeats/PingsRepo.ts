@@ -87,14 +87,12 @@ export class PingsRepo extends Effect.Service<PingsRepo>()("Signalman/HeartbeatP
       `
     })
 
-    // A heartbeat monitor pinged for the first time starts pending (paused with its monitor). Inserted in id order,
-    // the order every writer locks in: two writers inserting overlapping new rows wait instead of deadlocking.
+    // A heartbeat monitor pinged for the first time starts pending (paused with its monitor).
     const ensureStates = SqlSchema.void({
       Request: Ids,
       execute: (ids) => sql`
         INSERT INTO heartbeat_states (target_id, verdict, paused)
         SELECT id, 'pending', NOT enabled FROM targets WHERE id = ANY(${ids}::uuid[]) AND kind = 'heartbeat'
-        ORDER BY id
         ON CONFLICT (target_id) DO NOTHING
       `
     })
