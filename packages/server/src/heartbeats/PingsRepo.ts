@@ -87,12 +87,14 @@ export class PingsRepo extends Effect.Service<PingsRepo>()("Signalman/HeartbeatP
       `
     })
 
-    // A heartbeat monitor pinged for the first time starts pending (paused with its monitor).
+    // A heartbeat monitor pinged for the first time starts pending (paused with its monitor). Inserted in id order,
+    // the order every writer locks in: two api processes inserting overlapping new rows wait instead of deadlocking.
     const ensureStates = SqlSchema.void({
       Request: Ids,
       execute: (ids) => sql`
         INSERT INTO heartbeat_states (target_id, verdict, paused)
         SELECT id, 'pending', NOT enabled FROM targets WHERE id = ANY(${ids}::uuid[]) AND kind = 'heartbeat'
+        ORDER BY id
         ON CONFLICT (target_id) DO NOTHING
       `
     })
