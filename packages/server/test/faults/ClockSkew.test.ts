@@ -14,24 +14,20 @@
  *
  * No time scaling: the skew is the real 30 s, the intervals are short so that the window holds many slots.
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { ResultPage } from "@signalman/core/api/Results"
 import { TargetBatch } from "@signalman/core/api/Targets"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Slots from "../../src/engine/Slots.js"
 import { eventually } from "../support/Eventually.js"
 import * as Http from "../support/Http.js"
-import { signIn, uniqueEmail } from "../support/Identity.js"
 import * as ProbeOrigin from "../support/ProbeOrigin.js"
 import * as Prometheus from "../support/Prometheus.js"
-import * as ServerProcess from "../support/ServerProcess.js"
-import * as SmtpCatcher from "../support/SmtpCatcher.js"
+import type * as ServerProcess from "../support/ServerProcess.js"
 import * as TestDatabase from "../support/TestDatabase.js"
+import * as Deployment from "./support/Deployment.js"
 import * as ShiftedClock from "./support/ShiftedClock.js"
 
 const SKEW_MS = 30_000
@@ -61,36 +57,20 @@ const checksRun = (server: ServerProcess.ServerProcess) =>
 
 const skewed = (skewMs: number) =>
   Effect.gen(function* () {
-    const smtp = yield* SmtpCatcher.make
     const db = yield* TestDatabase.acquire
     const origin = yield* ProbeOrigin.make
-    const env = {
-      ...db.env,
-      LOG__LEVEL: "info",
-      MAIL__SMTP_URL: smtp.url,
-      AUTH__MAGIC_LINK__RATE_LIMIT_SECONDS: "0",
-      CHECKER__ALLOW_PRIVATE_TARGETS: "true",
-      CHECKER__BROWSER_PATH: "none",
-      // Every monitor is on one origin: no per-host cap (a dropped tick would look like a skipped slot).
-      CHECKER__PER_HOST_MAX_INFLIGHT: "1000",
-      SCHEDULER__POLL_INTERVAL_MS: "100",
-      METRICS__ENABLED: "true"
-    }
-    const api = yield* ServerProcess.start(["--role", "api"], env)
+    // The fault suite's settings, and the metrics each worker's checks are counted by.
+    const deployment = yield* Deployment.open(db.url ?? TestDatabase.adminUrl, { METRICS__ENABLED: "true" })
+    const sql = deployment.sql
+    const api = yield* deployment.api()
     // The preload took: each worker's "up" line, read as soon as it came, is stamped `skewMs` off the test's clock
     // for the shifted one and on it for the other (give or take the time the line took to come through).
-    const right = yield* ServerProcess.start(["--role", "worker"], env)
+    const right = yield* deployment.worker()
     expect(Math.abs(loggedSkew(right, Date.now()))).toBeLessThan(3000)
-    const off = yield* ServerProcess.start(["--role", "worker"], { ...env, ...ShiftedClock.env(skewMs) })
+    const off = yield* deployment.worker(ShiftedClock.env(skewMs))
     expect(Math.abs(loggedSkew(off, Date.now()) - skewMs)).toBeLessThan(3000)
-
-    const sql = yield* PgClient.make({ url: Redacted.make(db.url ?? TestDatabase.adminUrl), maxConnections: 2 }).pipe(
-      Effect.provide(Reactivity.layer)
-    )
-    const email = uniqueEmail("skew")
-    const person = yield* signIn(api, smtp, email)
-    // Before the first /api/v1 request reads (and caches) the plan: room for the monitors.
-    yield* sql`UPDATE accounts SET plan_id = 'pro' WHERE id = (SELECT account_id FROM users WHERE email = ${email})`
+    // On the pro plan: room for the monitors.
+    const person = yield* deployment.signIn(api)
     const paths = Array.from({ length: MONITORS }, (_, i) => `/m/skew-${i}`)
     const made = Http.expectOk(
       yield* person.browser.request("/api/v1/targets/bulk", {
