@@ -76,11 +76,15 @@ describe("a worker killed mid-lease", () => {
       const exit = yield* Effect.promise(() => one.exited)
       expect(exit.signal).toBe("SIGKILL")
 
-      // The dead worker's token: its rows keep the leases they had, the live one's move on.
+      // The dead worker's token: its rows keep the leases they had, the live one's move on. Read until that tells
+      // them apart (a loaded machine may keep the live worker from claiming for a while) rather than once after a
+      // fixed pause, which failed a CI run; the held leases last at least `LEASE_SECS - 1.2` s after the kill.
       const first = yield* Leases.leased(deployment.sql)
-      yield* Effect.sleep("1500 millis")
-      const second = yield* Leases.leased(deployment.sql)
-      const dead = Leases.stopped(first, second)
+      const dead = yield* eventually(
+        Effect.map(Leases.leased(deployment.sql), (later) => Leases.stopped(first, later)),
+        (token) => token !== undefined,
+        { timeoutMs: 3_000, intervalMs: 100 }
+      )
       expect(dead, "a token whose leases stopped changing").toBeDefined()
       const held = first.filter((l) => l.leased_by === dead)
       expect(held.length, "rows the killed worker held").toBeGreaterThan(0)
