@@ -112,25 +112,29 @@ describe("the server process", () => {
       })
   )
 
-  it.scopedLive("a changed auth.fingerprint_salt refuses to boot unless the rotation is acknowledged", () =>
-    Effect.gen(function* () {
-      const dataDir = tempDir()
-      const first = yield* ServerProcess.start([], { DATA_DIR: dataDir, AUTH__FINGERPRINT_SALT: "salt-one" })
-      first.child.kill("SIGTERM")
-      expect((yield* Effect.promise(() => first.exited)).code).toBe(0)
-      const refused = yield* ServerProcess.runToExit([], { DATA_DIR: dataDir, AUTH__FINGERPRINT_SALT: "salt-two" })
-      expect(refused.code).toBe(1)
-      expect(refused.stderr.trim()).toBe(
-        "signalman: could not start: auth.fingerprint_salt differs from the salt the stored fingerprints were made with; " +
-          "set auth.fingerprint_salt_rotate=true to rotate it"
-      )
-      const rotated = yield* ServerProcess.start([], {
-        DATA_DIR: dataDir,
-        AUTH__FINGERPRINT_SALT: "salt-two",
-        AUTH__FINGERPRINT_SALT_ROTATE: "true"
-      })
-      expect((yield* Http.request(`${rotated.baseUrl}/readyz`)).status).toBe(200)
-    })
+  it.scopedLive(
+    "a changed auth.fingerprint_salt refuses to boot unless the rotation is acknowledged",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = tempDir()
+        const first = yield* ServerProcess.start([], { DATA_DIR: dataDir, AUTH__FINGERPRINT_SALT: "salt-one" })
+        first.child.kill("SIGTERM")
+        expect((yield* Effect.promise(() => first.exited)).code).toBe(0)
+        const refused = yield* ServerProcess.runToExit([], { DATA_DIR: dataDir, AUTH__FINGERPRINT_SALT: "salt-two" })
+        expect(refused.code).toBe(1)
+        expect(refused.stderr.trim()).toBe(
+          "signalman: could not start: auth.fingerprint_salt differs from the salt the stored fingerprints were made with; " +
+            "set auth.fingerprint_salt_rotate=true to rotate it"
+        )
+        const rotated = yield* ServerProcess.start([], {
+          DATA_DIR: dataDir,
+          AUTH__FINGERPRINT_SALT: "salt-two",
+          AUTH__FINGERPRINT_SALT_ROTATE: "true"
+        })
+        expect((yield* Http.request(`${rotated.baseUrl}/readyz`)).status).toBe(200)
+      }),
+    // Three boots on one embedded database, the first creating it: over a minute on a loaded 2-core machine.
+    180_000
   )
 
   it.scopedLive("a second process on the same data_dir is refused while the first runs", () =>
