@@ -125,10 +125,11 @@ const agentToken = (world: World, regionId: string, name: string) =>
   )
 
 /** An agent process for the token, dialing `url` (the server, or a proxy in front of it); waits for its welcome. */
-const agent = (created: CreatedAgent, url: string) =>
+const agent = (created: CreatedAgent, url: string, env: Record<string, string> = {}) =>
   Effect.gen(function* () {
     const process = yield* AgentProcess.start({
       ...AGENT_ENV,
+      ...env,
       SIGNALMAN_URL: url,
       SIGNALMAN_AGENT_TOKEN: created.token
     })
@@ -257,6 +258,9 @@ const byTarget = <A extends { readonly target_id: string }>(rows: ReadonlyArray<
 // a killed agent's leases lapse within the test.
 const LEASE_SECS = 6
 const LOOKAHEAD_MS = 2000
+/** The SIGKILL test's fast monitors and its agents' concurrency (why these, there). */
+const KILL_FAST = 28
+const KILL_ENV = { AGENT__CONCURRENCY: "6" }
 
 class Shared extends Context.Tag("test/AgentFailover/Shared")<Shared, World>() {}
 
@@ -342,11 +346,16 @@ layer(shared, { excludeTestServices: true, timeout: 120_000 })("probe agents fai
         const world = yield* Shared
         const origin = yield* ProbeOrigin.make
         const regionId = yield* region(world, "kill")
+        // More rows than one agent may hold: an agent pulls for at most `HELD_PER_SLOT` (4) times
+        // AGENT__CONCURRENCY jobs, and takes back at once the rows its own results free, so without a bound the fast
+        // monitors can all stay with one agent, and the victim (chosen by the held monitors below) would hold none
+        // of them when its link stalls (a CI run failed so). With 6, neither holds more than 24 of the 32 rows: the
+        // victim holds at least 4 fast ones beside its held checks, and has at least 2 runner slots left for them.
         const fast = yield* monitors(
           world,
           regionId,
           origin,
-          range(16).map((i) => `/m/kill-${i}`)
+          range(KILL_FAST).map((i) => `/m/kill-${i}`)
         )
         const holdNames = range(4).map((i) => `kill-${i}`)
         const held = yield* monitors(
@@ -360,8 +369,8 @@ layer(shared, { excludeTestServices: true, timeout: 120_000 })("probe agents fai
         // Each agent dials the server through a proxy of its own, so the test can cut one off from the server.
         const proxies = [yield* TcpProxy.make("127.0.0.1", world.port), yield* TcpProxy.make("127.0.0.1", world.port)]
         const agents = [
-          yield* agent(yield* agentToken(world, regionId, "kill-a"), `http://127.0.0.1:${proxies[0]?.port}`),
-          yield* agent(yield* agentToken(world, regionId, "kill-b"), `http://127.0.0.1:${proxies[1]?.port}`)
+          yield* agent(yield* agentToken(world, regionId, "kill-a"), `http://127.0.0.1:${proxies[0]?.port}`, KILL_ENV),
+          yield* agent(yield* agentToken(world, regionId, "kill-b"), `http://127.0.0.1:${proxies[1]?.port}`, KILL_ENV)
         ]
         yield* enable(world, fast, 1)
         // Both at work before anything happens.
@@ -396,7 +405,16 @@ layer(shared, { excludeTestServices: true, timeout: 120_000 })("probe agents fai
         origin.release(held.filter((m) => !victimHolds.includes(m)).map(nameOf))
 
         // The victim's link to the server stalls (nothing it sends arrives any more); it goes on running the jobs it
-        // holds. Wait until it has finished some that it cannot deliver, then kill it.
+        // holds. Wait until it has finished some that it cannot deliver, then kill it. The stall comes once it holds
+        // fast jobs to finish meanwhile (the bound on what its sibling may take makes it hold some, soon).
+        const fastHeld = yield* eventually(
+          Effect.map(leasedBy(world, victim.id), (leases) =>
+            leases.filter((l) => fast.some((m) => m.id === l.target_id))
+          ),
+          (leases) => leases.length >= 2,
+          { timeoutMs: 10_000, intervalMs: 50 }
+        )
+        expect(fastHeld.length, "fast jobs the victim holds before its link stalls").toBeGreaterThanOrEqual(2)
         victimProxy.pause()
         const pausedAt = Date.now()
         const pausedLeases = yield* leasedBy(world, victim.id)
