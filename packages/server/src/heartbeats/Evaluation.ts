@@ -12,6 +12,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import { onDatabaseTime } from "../engine/DatabaseTime.js"
 import { Invalidation } from "../infra/Invalidation.js"
 import { decodeWindow } from "./Heartbeats.js"
 import { HeartbeatVerdicts } from "./HeartbeatVerdicts.js"
@@ -101,12 +102,16 @@ export class Evaluation extends Effect.Service<Evaluation>()("Signalman/Heartbea
   dependencies: [HeartbeatsRepo.Default, HeartbeatVerdicts.Default, Invalidation.Default, Pings.Default]
 }) {}
 
-/** The worker's loop: a pass every 5 seconds; a failed pass is logged and the next one tries again. */
+/**
+ * The worker's loop: a pass every 5 seconds, on the database's clock; a failed pass is logged and the next one
+ * tries again.
+ */
 export const layer = Layer.scopedDiscard(
   Effect.gen(function* () {
     const evaluation = yield* Evaluation
     yield* Effect.forkScoped(
-      Effect.suspend(() => evaluation.evaluate(DateTime.unsafeMake(Date.now()))).pipe(
+      // On the database's time, the time the pings were stamped on (engine/DatabaseTime.ts).
+      onDatabaseTime(Effect.flatMap(DateTime.now, evaluation.evaluate)).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("Heartbeat evaluation failed; retrying", cause)),
         Effect.repeat(Schedule.spaced("5 seconds"))
       )

@@ -9,6 +9,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import { onDatabaseTime } from "../engine/DatabaseTime.js"
 import { MonitorResults } from "../engine/MonitorResults.js"
 import { MANUAL_INTERVAL_SECS } from "./ManualOutcomes.js"
 import { type DueRow, ManualRepo } from "./Repo.js"
@@ -69,7 +70,7 @@ export const layer = Layer.scopedDiscard(
   Effect.gen(function* () {
     const restatement = yield* Restatement
     yield* Effect.forkScoped(
-      Effect.suspend(() => restatement.restate(DateTime.unsafeMake(Date.now()))).pipe(
+      onDatabaseTime(Effect.flatMap(DateTime.now, restatement.restate)).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("Manual restatement failed; retrying", cause)),
         Effect.repeat(Schedule.spaced("5 seconds"))
       )

@@ -8,9 +8,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/Config.js"
+import { onDatabaseTime } from "../engine/DatabaseTime.js"
 import { EscalationWalker } from "../escalations/Walker.js"
 
-export const pass = Effect.flatMap(EscalationWalker, (walker) => walker.walkDue()).pipe(
+// On the database's time, the clock a walk's pages were scheduled on (engine/DatabaseTime.ts).
+export const pass = onDatabaseTime(Effect.flatMap(EscalationWalker, (walker) => walker.walkDue())).pipe(
   Effect.tap((walked) =>
     walked > 0 ? Effect.logDebug("Escalation pages sent").pipe(Effect.annotateLogs({ walked })) : Effect.void
   ),

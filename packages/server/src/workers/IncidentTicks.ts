@@ -7,9 +7,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/Config.js"
+import { onDatabaseTime } from "../engine/DatabaseTime.js"
 import { IncidentWriter } from "../incidents/IncidentWriter.js"
 
-export const pass = Effect.flatMap(IncidentWriter, (writer) => writer.tickDue()).pipe(
+// On the database's time, the clock `wake_at` was set on (engine/DatabaseTime.ts).
+export const pass = onDatabaseTime(Effect.flatMap(IncidentWriter, (writer) => writer.tickDue())).pipe(
   Effect.tap((ticked) =>
     ticked > 0 ? Effect.logDebug("Incident engine ticked").pipe(Effect.annotateLogs({ ticked })) : Effect.void
   ),
