@@ -383,6 +383,12 @@ Fixture.describe(`heartbeat monitors (${TestDatabase.kind} database)`, (it) => {
       `.pipe(Effect.orDie)
         expect(up.length).toBe(count)
         for (const row of up) expect(row).toMatchObject({ verdict: "up", verdict_cause: "success", results: 1 })
+        // No evaluation tick in what follows: a new state is due at once, and a tick (an "up" result each pass) that
+        // read the state just before the /fail below was written would stamp its result after the failure's (a
+        // race between two writers this test is not about; see the closing note of issue 20).
+        yield* server.sql`
+          UPDATE heartbeat_states SET next_eval_at = now() + interval '1 hour' WHERE target_id = ANY(${ids}::uuid[])
+        `.pipe(Effect.orDie)
 
         for (const reply of yield* pingAll("/fail")) expect(reply.status, reply.text).toBe(200)
         const down = yield* server.sql<{ verdict: string; statuses: ReadonlyArray<string> }>`
