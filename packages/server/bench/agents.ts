@@ -32,6 +32,7 @@ import { phaseMs } from "../src/engine/Slots.js"
 import { makeBenchUser, READS_PER_MINUTE, startSmtpCatcher } from "./bench-user.js"
 import { baseEnv, HOST, serverDir, sleep, start, stop, stopAll } from "./children.js"
 import { benchDatabaseUrl, cpuSeconds, gitCommit, machine, positiveInt } from "./report.js"
+import { emptyTally, judgeMonitor } from "./slots.js"
 
 const outFile = path.join(serverDir, ".bench", "agents.json")
 const agentBin = path.resolve(serverDir, "..", "agent", "src", "bin.ts")
@@ -41,7 +42,6 @@ const FLOWS = positiveInt("BENCH_FLOW_MONITORS", 120)
 const FLOW_SECS = Math.max(60, positiveInt("BENCH_FLOW_SECS", 180))
 const INTERVAL = 30
 const FLOW_INTERVAL = 300
-const EARLY_MS = 100
 
 const log = (line: string) => process.stdout.write(`${line}\n`)
 
@@ -192,30 +192,18 @@ interface PhaseFigures {
 
 /** Slots of `ids` (monitor index offset `first`) due in [from, to) and the origin's arrivals for them. */
 const judge = (origin: Origin, ids: ReadonlyArray<string>, first: number, from: number, to: number): PhaseFigures => {
-  const lags: Array<number> = []
-  let due = 0
-  let ran = 0
-  let doubled = 0
-  let missed = 0
+  const tally = emptyTally()
   const period = INTERVAL * 1000
   ids.forEach((id, i) => {
-    const phase = phaseMs(id, INTERVAL)
-    const firstSlot = phase + Math.ceil((from - phase) / period) * period
-    const slots = new Map<number, number>()
-    for (let slot = firstSlot; slot < to - 2_000; slot += period) slots.set(slot, 0)
-    due += slots.size
-    for (const at of origin.arrivals.get(first + i) ?? []) {
-      const slot = phase + Math.floor((at + EARLY_MS - phase) / period) * period
-      if (!slots.has(slot)) continue
-      slots.set(slot, (slots.get(slot) ?? 0) + 1)
-      lags.push(at - slot)
-      ran++
-    }
-    for (const n of slots.values()) {
-      if (n === 0) missed++
-      if (n > 1) doubled += n - 1
-    }
+    judgeMonitor(
+      tally,
+      { phase: phaseMs(id, INTERVAL), period },
+      from,
+      to - 2_000,
+      origin.arrivals.get(first + i) ?? []
+    )
   })
+  const { due, doubled, lags, missed, ran } = tally
   lags.sort((a, b) => a - b)
   return {
     checks_per_sec: ran / ((to - 2_000 - from) / 1000),

@@ -28,6 +28,7 @@ import { fileURLToPath } from "node:url"
 import { phaseMs } from "../src/engine/Slots.js"
 import { makeBenchUser, startSmtpCatcher } from "./bench-user.js"
 import { createHttpMonitors } from "./monitors.js"
+import { emptyTally, judgeMonitor } from "./slots.js"
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const outFile = path.join(serverDir, ".bench", "engine.json")
@@ -36,7 +37,6 @@ const TARGETS = Number(process.env["BENCH_ENGINE_TARGETS"] ?? 10_000)
 const INTERVAL = 30
 const SECS = Math.max(120, Number(process.env["BENCH_ENGINE_SECS"] ?? 150))
 const CLOCK_TICKS = 100
-const EARLY_MS = 100
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const freePort = () =>
@@ -141,36 +141,14 @@ const main = async (): Promise<number> => {
     const to = Date.now()
     const cpu = cpuSecs(pid) - cpuFrom
 
-    const lags: Array<number> = []
-    let due = 0
-    let ran = 0
-    let doubled = 0
-    let missed = 0
-    let early = 0
+    // Slots due inside the window (less its last 2 s, whose runs may still be under way), and the arrivals of
+    // each: one each is the aim.
+    const tally = emptyTally()
     for (let i = 0; i < TARGETS; i++) {
-      const id = ids[i] ?? ""
-      const phase = phaseMs(id, INTERVAL)
-      const period = INTERVAL * 1000
-      // Slots due inside the window, and the arrivals of each: one each is the aim.
-      const first = phase + Math.ceil((from - phase) / period) * period
-      const slots = new Map<number, number>()
-      for (let slot = first; slot < to - 2_000; slot += period) slots.set(slot, 0)
-      due += slots.size
-      for (const at of arrivals.get(i) ?? []) {
-        // An arrival just before a due time (none is expected: the scheduler waits for it) belongs to that slot
-        // and is counted as early, rather than as a 30 s late run of the slot before.
-        const slot = phase + Math.floor((at + EARLY_MS - phase) / period) * period
-        if (at < slot) early++
-        if (!slots.has(slot)) continue
-        slots.set(slot, (slots.get(slot) ?? 0) + 1)
-        lags.push(at - slot)
-        ran++
-      }
-      for (const n of slots.values()) {
-        if (n === 0) missed++
-        if (n > 1) doubled += n - 1
-      }
+      const grid = { phase: phaseMs(ids[i] ?? "", INTERVAL), period: INTERVAL * 1000 }
+      judgeMonitor(tally, grid, from, to - 2_000, arrivals.get(i) ?? [])
     }
+    const { due, doubled, early, lags, missed, ran } = tally
     lags.sort((a, b) => a - b)
     const secs = (to - from) / 1000
     const report = {

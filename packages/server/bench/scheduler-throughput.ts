@@ -43,6 +43,7 @@ import { makeBenchUser, type SmtpCatcher, startSmtpCatcher } from "./bench-user.
 import { baseEnv, children, HOST, type Running, serverDir, sleep, start, stopAll } from "./children.js"
 import { createHttpMonitors } from "./monitors.js"
 import { cpuSeconds, gitCommit, machine, positiveInt } from "./report.js"
+import { emptyTally, judgeMonitor } from "./slots.js"
 
 const log = (line: string) => process.stdout.write(`${line}\n`)
 
@@ -62,8 +63,6 @@ const ONLY_A = process.env["BENCH_SCHEDULER_ONLY_A"] === "1"
 const DUE_PER_SEC = TARGETS / INTERVAL
 // Slots due in the last seconds of a window may still be under way when it closes: not counted.
 const TAIL_MS = 2_000
-// An arrival this much before a due time belongs to that slot (and is early), not to the slot before.
-const EARLY_MS = 100
 const SAMPLE_MS = 2_000
 const adminUrl = process.env["BENCH_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const PASSED_TO_WORKERS = /^(SCHEDULER__|CHECKER__|DATABASE__MAX_CONNECTIONS$)/
@@ -223,33 +222,18 @@ const measure = async (workers: ReadonlyArray<Running>, database: string): Promi
 
 /** The window's slots against the arrivals: one arrival per slot is the aim. */
 const judge = (ids: ReadonlyArray<string>, arrivals: ReadonlyMap<number, ReadonlyArray<number>>, w: Window) => {
-  const lags: Array<number> = []
-  let due = 0
-  let ran = 0
-  let doubled = 0
-  let missed = 0
-  let early = 0
+  const tally = emptyTally()
   const period = INTERVAL * 1000
   for (let i = 0; i < ids.length; i++) {
-    const phase = phaseMs(ids[i] ?? "", INTERVAL)
-    const first = phase + Math.ceil((w.from - phase) / period) * period
-    const slots = new Map<number, number>()
-    for (let slot = first; slot < w.to - TAIL_MS; slot += period) slots.set(slot, 0)
-    due += slots.size
-    for (const at of arrivals.get(i) ?? []) {
-      const slot = phase + Math.floor((at + EARLY_MS - phase) / period) * period
-      const seen = slots.get(slot)
-      if (seen === undefined) continue
-      if (at < slot) early++
-      slots.set(slot, seen + 1)
-      lags.push(at - slot)
-      ran++
-    }
-    for (const n of slots.values()) {
-      if (n === 0) missed++
-      if (n > 1) doubled += n - 1
-    }
+    judgeMonitor(
+      tally,
+      { phase: phaseMs(ids[i] ?? "", INTERVAL), period },
+      w.from,
+      w.to - TAIL_MS,
+      arrivals.get(i) ?? []
+    )
   }
+  const { due, doubled, early, lags, missed, ran } = tally
   lags.sort((a, b) => a - b)
   const counted = (w.to - TAIL_MS - w.from) / 1000
   return {
