@@ -306,48 +306,43 @@ const main = async (): Promise<number> => {
     const arrivals = new Map<number, Array<number>>()
     const env = workerEnv(common)
 
-    const one = await start({
-      name: "worker-1",
-      description: "Signalman --role worker",
-      script: "dist/main.js",
-      readyPath: "/readyz",
-      env
-    })
-    log(`scheduler bench: phase A, one worker; warm-up ${WARMUP} s, window ${SECS} s`)
-    await sleep(WARMUP * 1000)
-    const windowA = await measure([one], database)
-    await sleep(TAIL_MS + 1_000)
-    await collect(origin.base, arrivals)
-    const a = judge(ids, arrivals, windowA)
-    const storedA = await storedIn(url.href, windowA)
-    const phaseA = phaseReport(a, windowA, storedA, bare.cpu_ms_per_request)
-    print("A", phaseA)
-    // A phase that missed slots says why, if the worker said anything (it logs at warn and above).
-    if (phaseA.missed > 0 && one.tail() !== "") log(`  worker 1 said:\n${one.tail()}`)
+    const startWorker = (n: number) =>
+      start({
+        name: `worker-${n}`,
+        description: "Signalman --role worker",
+        script: "dist/main.js",
+        readyPath: "/readyz",
+        env
+      })
+    // A phase: the workers running after a warm-up, measured over a window, judged once the window's tail ran; a
+    // phase that missed slots says why, if a worker said anything (they log at warn and above).
+    const phase = async (label: string, workers: ReadonlyArray<Awaited<ReturnType<typeof startWorker>>>) => {
+      log(`scheduler bench: phase ${label}; warm-up ${WARMUP} s, window ${SECS} s`)
+      await sleep(WARMUP * 1000)
+      const window = await measure(workers, database)
+      await sleep(TAIL_MS + 1_000)
+      await collect(origin.base, arrivals)
+      const report = phaseReport(
+        judge(ids, arrivals, window),
+        window,
+        await storedIn(url.href, window),
+        bare.cpu_ms_per_request
+      )
+      print(label.slice(0, 1), report)
+      for (const [i, w] of workers.entries()) {
+        if (report.missed > 0 && w.tail() !== "") log(`  worker ${i + 1} said:\n${w.tail()}`)
+      }
+      return report
+    }
 
+    const one = await startWorker(1)
+    const phaseA = await phase("A, one worker", [one])
     if (ONLY_A) {
       log("scheduler bench: phase B skipped (BENCH_SCHEDULER_ONLY_A)")
       return phaseA.doubled > 0 ? 1 : 0
     }
-    const two = await start({
-      name: "worker-2",
-      description: "Signalman --role worker",
-      script: "dist/main.js",
-      readyPath: "/readyz",
-      env
-    })
-    log(`scheduler bench: phase B, two workers; warm-up ${WARMUP} s, window ${SECS} s`)
-    await sleep(WARMUP * 1000)
-    const windowB = await measure([one, two], database)
-    await sleep(TAIL_MS + 1_000)
-    await collect(origin.base, arrivals)
-    const b = judge(ids, arrivals, windowB)
-    const storedB = await storedIn(url.href, windowB)
-    const phaseB = phaseReport(b, windowB, storedB, bare.cpu_ms_per_request)
-    print("B", phaseB)
-    for (const [i, w] of [one, two].entries()) {
-      if (phaseB.missed > 0 && w.tail() !== "") log(`  worker ${i + 1} said:\n${w.tail()}`)
-    }
+    const two = await startWorker(2)
+    const phaseB = await phase("B, two workers", [one, two])
 
     const aimMet =
       phaseA.checks_per_sec >= phaseA.due_per_sec * 0.99 &&
